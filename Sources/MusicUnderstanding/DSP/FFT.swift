@@ -1,0 +1,50 @@
+import CFFTW
+import Synchronization
+
+/// The FFTW planner is not thread-safe; plans are made under this lock.
+private let plannerLock = Mutex<Void>(())
+
+/// A real-to-complex FFT of a fixed size (FFTW, single precision), planned once and reused.
+///
+/// Not thread-safe: one instance per thread of work. The only type that touches FFTW.
+final class RealFFT {
+    /// Transform length.
+    let size: Int
+    /// Number of complex output bins, `size / 2 + 1`.
+    var binCount: Int { size / 2 + 1 }
+
+    private var plan: fftwf_plan?
+    private var input: UnsafeMutablePointer<Float>?
+    private var output: UnsafeMutablePointer<fftwf_complex>?
+
+    /// Plans a transform of `size` points (`FFTW_ESTIMATE` unless `measure`).
+    init(size: Int, measure: Bool = false) {
+        self.size = size
+        input = fftwf_alloc_real(size)
+        output = fftwf_alloc_complex(size / 2 + 1)
+        plannerLock.withLock { _ in
+            plan = fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(measure ? FFTW_MEASURE : FFTW_ESTIMATE))
+        }
+    }
+
+    deinit {
+        plannerLock.withLock { _ in
+            if let plan { fftwf_destroy_plan(plan) }
+        }
+        fftwf_free(input)
+        fftwf_free(output)
+    }
+
+    /// Transforms `samples` (exactly `size` values) and writes the power `re² + im²` of each bin
+    /// to `power` (`binCount` values).
+    func powerSpectrum(of samples: UnsafeBufferPointer<Float>, into power: UnsafeMutableBufferPointer<Float>) {
+        guard let input, let output, let plan, samples.count >= size, power.count >= binCount else { return }
+        for i in 0..<size { input[i] = samples[i] }
+        fftwf_execute(plan)
+        let raw = UnsafeMutableRawPointer(output).assumingMemoryBound(to: Float.self)
+        for k in 0..<binCount {
+            let re = raw[2 * k], im = raw[2 * k + 1]
+            power[k] = re * re + im * im
+        }
+    }
+}

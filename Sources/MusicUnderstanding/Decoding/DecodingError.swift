@@ -1,0 +1,51 @@
+/// Why an input could not be decoded. Every case names the input.
+public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No file at the path.
+    case fileNotFound(path: String)
+    /// The file exists but cannot be read.
+    case permissionDenied(path: String)
+    /// The container holds no audio stream (for example a video-only file or an image).
+    case noAudioStream(path: String)
+    /// FFmpeg cannot decode the audio codec.
+    case unsupportedCodec(path: String, codec: String)
+    /// The data is not a recognisable audio file, or it is corrupt. `reason` says what FFmpeg reported.
+    case corruptData(path: String, reason: String)
+    /// The file decodes to no audio at all.
+    case zeroLength(path: String)
+    /// Decoding was cancelled.
+    case cancelled(path: String)
+
+    /// A stable machine-readable code, used as `error.code` in error records.
+    public var code: String {
+        switch self {
+        case .fileNotFound: "fileNotFound"
+        case .permissionDenied: "permissionDenied"
+        case .noAudioStream: "noAudioStream"
+        case .unsupportedCodec: "unsupportedCodec"
+        case .corruptData: "decodeFailed"
+        case .zeroLength: "zeroLength"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// The input the error is about.
+    public var path: String {
+        switch self {
+        case .fileNotFound(let p), .permissionDenied(let p), .noAudioStream(let p), .corruptData(let p, _),
+             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _):
+            p
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p): "\(p): no such file"
+        case .permissionDenied(let p): "\(p): permission denied"
+        case .noAudioStream(let p): "\(p): no audio stream in the file"
+        case .unsupportedCodec(let p, let c): "\(p): unsupported audio codec '\(c)'"
+        case .corruptData(let p, let r): "\(p): not decodable audio (\(r))"
+        case .zeroLength(let p): "\(p): the file contains no audio samples"
+        case .cancelled(let p): "\(p): decoding cancelled"
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// A speaker position of one channel of audio.
+///
+/// The position decides the channel's weight in loudness measurement (ITU-R BS.1770-4, Table 3):
+/// front channels 1.0, surround channels 1.41, the LFE channel excluded.
+public enum AudioChannel: String, Sendable, Hashable, Codable {
+    case frontLeft, frontRight, frontCenter, lowFrequency
+    case backLeft, backRight, sideLeft, sideRight, backCenter
+    case frontLeftOfCenter, frontRightOfCenter
+    case topOrHeight
+    case lowFrequency2
+    /// A channel without a known position (weighted 1.0).
+    case unknown
+
+    /// BS.1770-4 channel weight G_i.
+    public var loudnessWeight: Float {
+        switch self {
+        case .lowFrequency, .lowFrequency2: 0
+        case .backLeft, .backRight, .sideLeft, .sideRight: 1.41
+        default: 1
+        }
+    }
+
+    /// A default layout for a channel count: mono, stereo, ... 5.1 and 7.1 in the SMPTE/FFmpeg order.
+    public static func defaultLayout(channelCount: Int) -> [AudioChannel] {
+        switch channelCount {
+        case 1: [.frontCenter]
+        case 2: [.frontLeft, .frontRight]
+        case 3: [.frontLeft, .frontRight, .frontCenter]
+        case 4: [.frontLeft, .frontRight, .backLeft, .backRight]
+        case 5: [.frontLeft, .frontRight, .frontCenter, .backLeft, .backRight]
+        case 6: [.frontLeft, .frontRight, .frontCenter, .lowFrequency, .backLeft, .backRight]
+        case 8: [.frontLeft, .frontRight, .frontCenter, .lowFrequency, .backLeft, .backRight, .sideLeft, .sideRight]
+        default: Array(repeating: .unknown, count: max(0, channelCount))
+        }
+    }
+}
+
+/// A block of decoded audio: 32-bit float samples, interleaved by channel.
+///
+/// This is the Linux stand-in for `AVReadOnlyAudioPCMBuffer` in the audio-provider input of
+/// ``MusicUnderstandingSession``.
+public struct PCMBuffer: Sendable {
+    /// Samples per second.
+    public var sampleRate: Double
+    /// The position of each channel, in interleaving order.
+    public var channels: [AudioChannel]
+    /// Interleaved samples, `frameCount * channels.count` of them, nominally in -1...1.
+    public var samples: [Float]
+
+    /// Number of channels.
+    public var channelCount: Int { channels.count }
+    /// Number of sample frames (samples per channel).
+    public var frameCount: Int { channels.isEmpty ? 0 : samples.count / channels.count }
+
+    /// Creates a buffer from interleaved samples.
+    public init(sampleRate: Double, channels: [AudioChannel], samples: [Float]) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.samples = samples
+    }
+
+    /// Creates a buffer with the default layout for `channelCount` channels.
+    public init(sampleRate: Double, channelCount: Int, samples: [Float]) {
+        self.init(sampleRate: sampleRate, channels: AudioChannel.defaultLayout(channelCount: channelCount), samples: samples)
+    }
+}
+
+/// What is known about an input before and after decoding: reported as `source`.
+public struct SourceInfo: Sendable, Codable, Hashable {
+    /// The path as given by the user (or "-" for standard input).
+    public var path: String
+    /// Duration in seconds (exact after decoding; the container's estimate before).
+    public var duration: Double?
+    /// Native sample rate in Hz.
+    public var sampleRate: Int?
+    /// Native channel count.
+    public var channels: Int?
+    /// Codec short name, e.g. "mp3", "flac", "pcm_s16le".
+    public var codec: String?
+
+    /// Creates a source description.
+    public init(path: String, duration: Double? = nil, sampleRate: Int? = nil, channels: Int? = nil, codec: String? = nil) {
+        self.path = path
+        self.duration = duration
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.codec = codec
+    }
+
+    enum CodingKeys: String, CodingKey { case path, duration, sampleRate, channels, codec }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encodeIfPresent(duration.map { (($0 * 1_000_000).rounded() / 1_000_000) }, forKey: .duration)
+        try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
+        try c.encodeIfPresent(channels, forKey: .channels)
+        try c.encodeIfPresent(codec, forKey: .codec)
+    }
+}

@@ -1,0 +1,349 @@
+import Foundation
+
+/// A span of time in seconds: `{"start": s, "duration": d}` in reports.
+public struct TimeRange: Sendable, Hashable, Codable {
+    /// Start of the range, seconds from the start of the audio.
+    public var start: Double
+    /// Length of the range in seconds.
+    public var duration: Double
+    /// End of the range (`start + duration`).
+    public var end: Double { start + duration }
+
+    /// Creates a range from its start and duration.
+    public init(start: Double, duration: Double) {
+        self.start = start
+        self.duration = duration
+    }
+
+    /// Creates a range from its start and end.
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.duration = max(0, end - start)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(ReportRounding.time(start), forKey: .start)
+        try c.encode(ReportRounding.time(duration), forKey: .duration)
+    }
+}
+
+/// Rounding applied when encoding reports, so output is compact and deterministic.
+enum ReportRounding {
+    /// Times to 0.1 ms.
+    static func time(_ t: Double) -> Double { (t * 10_000).rounded() / 10_000 }
+    /// Levels (LUFS, dB, LU) to 0.001.
+    static func level(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+}
+
+extension MusicUnderstandingSession {
+    /// A value at a point in time: `{"time": s, "value": V}`.
+    ///
+    /// A `Float` or `Double` value that is not finite (the loudness of digital silence is
+    /// minus infinity) is written as JSON `null` and read back as minus infinity.
+    public struct TimedValue<Value: Sendable & Codable>: Sendable, Codable {
+        /// Seconds from the start of the audio.
+        public var time: Double
+        /// The value at `time`.
+        public var value: Value
+
+        /// Creates a timed value.
+        public init(time: Double, value: Value) {
+            self.time = time
+            self.value = value
+        }
+
+        enum CodingKeys: String, CodingKey { case time, value }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            time = try c.decode(Double.self, forKey: .time)
+            if try c.decodeNil(forKey: .value), let v = NumericNull.negativeInfinity(as: Value.self) {
+                value = v
+            } else {
+                value = try c.decode(Value.self, forKey: .value)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ReportRounding.time(time), forKey: .time)
+            try NumericNull.encode(value, forKey: .value, in: &c)
+        }
+    }
+
+    /// A value over a range of time: `{"range": {...}, "value": V}`.
+    public struct RangedValue<Value: Sendable & Codable>: Sendable, Codable {
+        /// The time span the value holds for.
+        public var range: TimeRange
+        /// The value over `range`.
+        public var value: Value
+
+        /// Creates a ranged value.
+        public init(range: TimeRange, value: Value) {
+            self.range = range
+            self.value = value
+        }
+
+        enum CodingKeys: String, CodingKey { case range, value }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            range = try c.decode(TimeRange.self, forKey: .range)
+            value = try c.decode(Value.self, forKey: .value)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(range, forKey: .range)
+            try NumericNull.encode(value, forKey: .value, in: &c)
+        }
+    }
+}
+
+/// Encodes non-finite floating-point values as JSON `null` (the contract's "minus infinity").
+enum NumericNull {
+    static func encode<V: Encodable, K: CodingKey>(_ value: V, forKey key: K, in c: inout KeyedEncodingContainer<K>) throws {
+        if let f = value as? Float {
+            if f.isFinite { try c.encode(ReportRounding.level(Double(f)), forKey: key) } else { try c.encodeNil(forKey: key) }
+        } else if let d = value as? Double {
+            if d.isFinite { try c.encode(d, forKey: key) } else { try c.encodeNil(forKey: key) }
+        } else {
+            try c.encode(value, forKey: key)
+        }
+    }
+
+    static func negativeInfinity<V>(as type: V.Type) -> V? {
+        if V.self == Float.self { return (-Float.infinity) as? V }
+        if V.self == Double.self { return (-Double.infinity) as? V }
+        return nil
+    }
+}
+
+/// The key timeline of a piece.
+public struct KeyResult: Sendable, Codable {
+    /// The tonic of a key, in the 17 spellings of the report contract.
+    public enum Tonic: String, Sendable, Codable, CaseIterable {
+        case c, cSharp, dFlat, d, dSharp, eFlat, e, f, fSharp, gFlat, g, gSharp, aFlat, a, aSharp, bFlat, b
+
+        /// Pitch class, 0 = C ... 11 = B.
+        public var pitchClass: Int {
+            switch self {
+            case .c: 0
+            case .cSharp, .dFlat: 1
+            case .d: 2
+            case .dSharp, .eFlat: 3
+            case .e: 4
+            case .f: 5
+            case .fSharp, .gFlat: 6
+            case .g: 7
+            case .gSharp, .aFlat: 8
+            case .a: 9
+            case .aSharp, .bFlat: 10
+            case .b: 11
+            }
+        }
+    }
+
+    /// Major or minor.
+    public enum Mode: String, Sendable, Codable {
+        case major, minor
+    }
+
+    /// A key: tonic and mode.
+    public struct KeySignature: Sendable, Codable, Hashable {
+        /// The tonic, spelled as the key signature with fewer accidentals spells it.
+        public var tonic: Tonic
+        /// The mode.
+        public var mode: Mode
+        /// Creates a key signature.
+        public init(tonic: Tonic, mode: Mode) {
+            self.tonic = tonic
+            self.mode = mode
+        }
+    }
+
+    /// Contiguous ranges covering the music, each with its key.
+    public var ranges: [MusicUnderstandingSession.RangedValue<KeySignature>]
+
+    /// Creates a key result.
+    public init(ranges: [MusicUnderstandingSession.RangedValue<KeySignature>]) {
+        self.ranges = ranges
+    }
+}
+
+/// Beats, bars and tempo.
+public struct RhythmResult: Sendable, Codable {
+    /// Every beat time, seconds.
+    public var beats: [Double]
+    /// Every downbeat (bar start) time, seconds.
+    public var bars: [Double]
+    /// Global tempo; `nil` when fewer than 2 beats were found.
+    public var beatsPerMinute: Float?
+    /// Beats per bar (meter numerator) chosen for the bar grid; `nil` without bars. Extra field.
+    public var beatsPerBar: Int?
+
+    /// Creates a rhythm result.
+    public init(beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil) {
+        self.beats = beats
+        self.bars = bars
+        self.beatsPerMinute = beatsPerMinute
+        self.beatsPerBar = beatsPerBar
+    }
+
+    enum CodingKeys: String, CodingKey { case beats, bars, beatsPerMinute, beatsPerBar }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
+        try c.encode(bars.map(ReportRounding.time), forKey: .bars)
+        if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
+            try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
+        } else {
+            try c.encodeNil(forKey: .beatsPerMinute)
+        }
+        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
+    }
+}
+
+/// Three nested levels of structure, coarse to fine.
+public struct StructureResult: Sendable, Codable {
+    /// Intro/verse/chorus/bridge-scale sections.
+    public var sections: [TimeRange]
+    /// Segments within sections.
+    public var segments: [TimeRange]
+    /// Phrases of a few bars.
+    public var phrases: [TimeRange]
+
+    /// Creates a structure result.
+    public init(sections: [TimeRange], segments: [TimeRange], phrases: [TimeRange]) {
+        self.sections = sections
+        self.segments = segments
+        self.phrases = phrases
+    }
+}
+
+/// How fast the music feels over time, in perceived events per minute.
+public struct PaceResult: Sendable, Codable {
+    /// Pace over time.
+    public var ranges: [MusicUnderstandingSession.RangedValue<Double>]
+
+    /// Creates a pace result.
+    public init(ranges: [MusicUnderstandingSession.RangedValue<Double>]) {
+        self.ranges = ranges
+    }
+}
+
+/// Which instruments play when.
+public struct InstrumentActivityResult: Sendable, Codable {
+    /// The instrument families reported.
+    public enum Instrument: String, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
+        case vocal, drum, bass, other
+    }
+
+    /// Where each instrument is present.
+    public var ranges: [Instrument: [TimeRange]]
+    /// Intensity 0...1 of each instrument over time.
+    public var activity: [Instrument: [MusicUnderstandingSession.TimedValue<Float>]]
+
+    /// Creates an instrument activity result.
+    public init(ranges: [Instrument: [TimeRange]], activity: [Instrument: [MusicUnderstandingSession.TimedValue<Float>]]) {
+        self.ranges = ranges
+        self.activity = activity
+    }
+}
+
+/// ITU-R BS.1770-4 / EBU R128 loudness.
+public struct LoudnessResult: Sendable, Codable {
+    /// Integrated (gated) loudness in LUFS, timed at the end of the measured audio.
+    public var integrated: MusicUnderstandingSession.TimedValue<Float>
+    /// Momentary loudness (400 ms window) every 100 ms, `time` = window end; LUFS.
+    public var momentary: [MusicUnderstandingSession.TimedValue<Float>]
+    /// Short-term loudness (3 s window) every 100 ms, `time` = window end; LUFS.
+    public var shortTerm: [MusicUnderstandingSession.TimedValue<Float>]
+    /// Sample peak in dBFS, with the time it occurs.
+    public var peak: MusicUnderstandingSession.TimedValue<Float>
+    /// Loudness range in LU (EBU Tech 3342).
+    public var loudnessRange: Float
+    /// True peak in dBTP (ITU-R BS.1770-4 Annex 2).
+    public var truePeak: Float
+
+    /// Creates a loudness result.
+    public init(
+        integrated: MusicUnderstandingSession.TimedValue<Float>,
+        momentary: [MusicUnderstandingSession.TimedValue<Float>],
+        shortTerm: [MusicUnderstandingSession.TimedValue<Float>],
+        peak: MusicUnderstandingSession.TimedValue<Float>,
+        loudnessRange: Float,
+        truePeak: Float
+    ) {
+        self.integrated = integrated
+        self.momentary = momentary
+        self.shortTerm = shortTerm
+        self.peak = peak
+        self.loudnessRange = loudnessRange
+        self.truePeak = truePeak
+    }
+
+    enum CodingKeys: String, CodingKey { case integrated, momentary, shortTerm, peak, loudnessRange, truePeak }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        integrated = try c.decode(MusicUnderstandingSession.TimedValue<Float>.self, forKey: .integrated)
+        momentary = try c.decode([MusicUnderstandingSession.TimedValue<Float>].self, forKey: .momentary)
+        shortTerm = try c.decode([MusicUnderstandingSession.TimedValue<Float>].self, forKey: .shortTerm)
+        peak = try c.decode(MusicUnderstandingSession.TimedValue<Float>.self, forKey: .peak)
+        loudnessRange = try c.decodeIfPresent(Float.self, forKey: .loudnessRange) ?? 0
+        truePeak = try c.decodeIfPresent(Float.self, forKey: .truePeak) ?? -.infinity
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(integrated, forKey: .integrated)
+        try c.encode(momentary, forKey: .momentary)
+        try c.encode(shortTerm, forKey: .shortTerm)
+        try c.encode(peak, forKey: .peak)
+        try NumericNull.encode(loudnessRange, forKey: .loudnessRange, in: &c)
+        try NumericNull.encode(truePeak, forKey: .truePeak, in: &c)
+    }
+}
+
+/// The results of one analysis run; fields that were not requested are `nil`.
+public struct SessionResult: Sendable, Codable {
+    /// Key timeline.
+    public var key: KeyResult?
+    /// Beats, bars and tempo.
+    public var rhythm: RhythmResult?
+    /// Sections, segments and phrases.
+    public var structure: StructureResult?
+    /// Pace over time.
+    public var pace: PaceResult?
+    /// Instrument activity.
+    public var instrumentActivity: InstrumentActivityResult?
+    /// Loudness.
+    public var loudness: LoudnessResult?
+
+    /// Creates an empty result.
+    public init(
+        key: KeyResult? = nil, rhythm: RhythmResult? = nil, structure: StructureResult? = nil,
+        pace: PaceResult? = nil, instrumentActivity: InstrumentActivityResult? = nil, loudness: LoudnessResult? = nil
+    ) {
+        self.key = key
+        self.rhythm = rhythm
+        self.structure = structure
+        self.pace = pace
+        self.instrumentActivity = instrumentActivity
+        self.loudness = loudness
+    }
+}
+
+/// The six kinds of analysis.
+public enum AnalysisType: String, Sendable, Hashable, Codable, CaseIterable {
+    case key, rhythm, structure, pace, instrumentActivity, loudness
+
+    /// The analyses this version implements.
+    public static let available: Set<AnalysisType> = [.loudness, .rhythm, .key]
+
+    /// Whether this version implements the analysis.
+    public var isAvailable: Bool { Self.available.contains(self) }
+}

@@ -1,0 +1,2 @@
+import MusicUnderstanding
+print("cadenza")
