@@ -15,19 +15,17 @@ public struct ChromaConfiguration: Sendable, Hashable {
     /// the lower limit is extended to keep bass notes).
     public var maxFrequency: Double = 5000
     /// Number of harmonics a peak is credited to (the peak at `f` also counts for the pitch
-    /// classes of `f/2 ... f/h`; Gómez 2006, sec. 3.3, uses 4). Default 1: the key analysis
-    /// models harmonics in its polyphonic profiles instead (Gómez 2006, sec. 4.2), and crediting
-    /// `f/3` to the pitch class a fifth below biased estimates toward the subdominant in
-    /// measurement.
-    public var harmonics: Int = 1
+    /// classes of `f/2 ... f/h`). Default 4 (Gómez 2006, sec. 3.3).
+    public var harmonics: Int = 4
     /// Weight decay per harmonic: harmonic `h` gets `harmonicDecay^(h-1)`. Default 0.6 (Gómez 2006).
     public var harmonicDecay: Double = 0.6
     /// Total width, in semitones, of the cos² window that spreads a peak over neighbouring
     /// bins. Default 4/3 (Gómez 2006, sec. 3.3).
     public var windowWidth: Double = 4.0 / 3.0
-    /// Exponent applied to a peak's magnitude before it is added. Default 2 (peak energy, as in
-    /// Gómez 2006, eq. 3.4).
-    public var magnitudeExponent: Double = 2
+    /// Exponent applied to a peak's magnitude before it is added. Default 1 (magnitudes, as
+    /// Essentia's HPCP; 2 would add peak energies). Measured on the evaluation corpus, energies
+    /// let the loudest chord tone dominate and confused major with minor.
+    public var magnitudeExponent: Double = 1
     /// Length in STFT frames of both median filters of the harmonic/percussive test
     /// (Fitzgerald 2010). Default 17 (about 0.2 s in time, ±86 Hz in frequency).
     public var medianLength: Int = 17
@@ -64,8 +62,12 @@ public struct ChromaFeatures: Sendable {
     /// normalised): silence and percussion give vectors near zero.
     public var vectors: [Float]
     /// Total spectral energy (sum of squared magnitudes between the configured frequency limits)
-    /// of the frames of each vector, for judging how much of the signal is tonal.
+    /// of the frames of each vector.
     public var spectralEnergy: [Float]
+    /// Energy of the harmonic peaks that entered each vector (1.5 × squared peak magnitude, the
+    /// energy of a Hann main lobe), in the units of `spectralEnergy`: the ratio of the two is the
+    /// share of the spectrum that is tonal.
+    public var harmonicEnergy: [Float]
     /// Estimated tuning: deviation of the reference pitch from A4 = 440 Hz, in cents
     /// (-50 ..< 50). 0 when no tonal peaks were found.
     public var tuningCents: Double
@@ -75,7 +77,9 @@ public struct ChromaFeatures: Sendable {
     public var referenceFrequency: Double { 440 * pow(2, tuningCents / 1200) }
 
     /// Creates chroma features from their parts.
-    public init(frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float], tuningCents: Double) {
+    public init(frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float],
+                harmonicEnergy: [Float], tuningCents: Double) {
+        self.harmonicEnergy = harmonicEnergy
         self.frameRate = frameRate
         self.framesPerVector = framesPerVector
         self.vectors = vectors
@@ -122,6 +126,8 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     // Per-vector accumulators and outputs.
     private var block = [Float](repeating: 0, count: 36)
     private var blockEnergy: Float = 0
+    private var blockHarmonic: Float = 0
+    private var harmonicEnergies: [Float] = []
     private var blockFrames = 0
     private var store36: [Float] = []
     private var energies: [Float] = []
@@ -209,7 +215,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         }
         return ChromaFeatures(frameRate: configuration.frameRate / Double(settings.framesPerVector),
                               framesPerVector: settings.framesPerVector, vectors: vectors,
-                              spectralEnergy: energies, tuningCents: tuning)
+                              spectralEnergy: energies, harmonicEnergy: harmonicEnergies, tuningCents: tuning)
     }
 
     // MARK: - Per frame
@@ -230,6 +236,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                     tuningHistogram.withUnsafeMutableBufferPointer { hist in
                         let x = UnsafeBufferPointer(rebasing: r[(centreSlot * storedBins)..<((centreSlot + 1) * storedBins)])
                         var energy: Float = 0
+                        var harmonic: Float = 0
                         for k in minBin...maxBin { energy += x[k] * x[k] }
                         blockEnergy += energy
                         var k = minBin
@@ -258,6 +265,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                             let peakLog = b - 0.25 * (a - c) * delta
                             let magnitude = expf(peakLog)
                             let weight = powf(magnitude, exponent)
+                            harmonic += 1.5 * magnitude * magnitude
                             // Position in semitones above C0.
                             let semis = 12 * (log2f(Float(k) + delta) + log2BinToC0)
                             // Tuning histogram: deviation from the equal-tempered grid, 1-cent bins.
@@ -282,6 +290,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                             }
                             k += 2
                         }
+                        blockHarmonic += harmonic
                     }
                 }
             }
@@ -293,6 +302,8 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private func flushBlock() {
         store36.append(contentsOf: block)
         energies.append(blockEnergy)
+        harmonicEnergies.append(blockHarmonic)
+        blockHarmonic = 0
         for j in 0..<36 { block[j] = 0 }
         blockEnergy = 0
         blockFrames = 0
