@@ -63,58 +63,86 @@ struct KWeighting: Sendable, Hashable {
     }
 }
 
-/// The memory of one channel's K-weighting filter: two transposed-direct-form-II sections,
-/// two state variables each, in `Double` so the low-frequency high-pass stays accurate.
+/// The memory of a pair of channels' K-weighting filters: two transposed-direct-form-II
+/// sections per channel, two state variables each, in `Double` so the low-frequency high-pass
+/// stays accurate.
+///
+/// Channels are filtered in pairs, side by side in one loop, so the two recursions overlap (an
+/// IIR filter is bound by the latency of its feedback loop, not by arithmetic). Plain scalars
+/// rather than `SIMD2` keep debug builds fast; the optimiser pairs them anyway.
 struct KWeightingState: Sendable, Hashable {
-    var s1 = 0.0
-    var s2 = 0.0
-    var t1 = 0.0
-    var t2 = 0.0
+    var s1a = 0.0, s2a = 0.0, t1a = 0.0, t2a = 0.0
+    var s1b = 0.0, s2b = 0.0, t1b = 0.0, t2b = 0.0
 
     /// Sets tiny states to exact zero (so long silences never run on subnormal numbers) and
-    /// resets a state that non-finite input has poisoned.
+    /// resets a channel that non-finite input has poisoned.
     mutating func flushTinyValues() {
-        guard s1.isFinite, s2.isFinite, t1.isFinite, t2.isFinite else {
-            self = KWeightingState()
+        Self.flush(&s1a, &s2a, &t1a, &t2a)
+        Self.flush(&s1b, &s2b, &t1b, &t2b)
+    }
+
+    private static func flush(_ a: inout Double, _ b: inout Double, _ c: inout Double, _ d: inout Double) {
+        guard a.isFinite, b.isFinite, c.isFinite, d.isFinite else {
+            (a, b, c, d) = (0, 0, 0, 0)
             return
         }
         let tiny = 1e-30
-        if abs(s1) < tiny { s1 = 0 }
-        if abs(s2) < tiny { s2 = 0 }
-        if abs(t1) < tiny { t1 = 0 }
-        if abs(t2) < tiny { t2 = 0 }
+        if abs(a) < tiny { a = 0 }
+        if abs(b) < tiny { b = 0 }
+        if abs(c) < tiny { c = 0 }
+        if abs(d) < tiny { d = 0 }
     }
 }
 
 extension KWeighting {
-    /// K-weights `count` contiguous samples of one channel, continuing from `state`, and returns
-    /// the sum of the squared filtered samples (BS.1770's `Σ y²` before division by the window
-    /// length).
+    /// K-weights `count` frames of two channels read from interleaved audio (`x[0]` and `x[1]`
+    /// are the pair's first samples, frames `stride` samples apart), continuing from `state`.
+    /// Returns each channel's sum of squared filtered samples (BS.1770's `Σ y²` before division
+    /// by the window length) and its largest absolute input sample.
     ///
-    /// Non-finite input yields a non-finite sum; the caller discards it.
+    /// With `single`, only `x[0]` is read and the second channel stays silent (for an odd last
+    /// channel). Non-finite input yields a non-finite sum, which the caller discards.
     @inline(__always)
-    func sumOfSquares(_ x: UnsafePointer<Float>, count: Int, state: inout KWeightingState) -> Double {
-        let p = preFilter
-        let r = rlbFilter
-        var s1 = state.s1, s2 = state.s2, t1 = state.t1, t2 = state.t2
-        var sum = 0.0
-        for i in 0..<count {
-            let v = Double(x[i])
+    func sumOfSquares(_ x: UnsafePointer<Float>, stride: Int, count: Int, single: Bool,
+                      state st: inout KWeightingState) -> (sums: (Double, Double), peaks: (Float, Float)) {
+        let b0 = preFilter.b0, b1 = preFilter.b1, b2 = preFilter.b2
+        let a1 = preFilter.a1, a2 = preFilter.a2
+        let r1 = rlbFilter.a1, r2 = rlbFilter.a2
+        var s1a = st.s1a, s2a = st.s2a, t1a = st.t1a, t2a = st.t2a
+        var s1b = st.s1b, s2b = st.s2b, t1b = st.t1b, t2b = st.t2b
+        var sumA = 0.0, sumB = 0.0
+        var m0: Float = 0, m1: Float = 0
+        var p = x
+        let second = single ? 0 : 1
+        let secondScale: Float = single ? 0 : 1
+        for _ in 0..<count {
+            let x0 = p[0]
+            let x1 = p[second] * secondScale
+            let e0 = abs(x0), e1 = abs(x1)
+            m0 = e0 > m0 ? e0 : m0
+            m1 = e1 > m1 ? e1 : m1
+            let va = Double(x0), vb = Double(x1)
             // Pre-filter (shelf), transposed direct form II.
-            let y = p.b0 * v + s1
-            s1 = p.b1 * v - p.a1 * y + s2
-            s2 = p.b2 * v - p.a2 * y
+            let ya = b0 * va + s1a
+            let yb = b0 * vb + s1b
+            s1a = b1 * va - a1 * ya + s2a
+            s1b = b1 * vb - a1 * yb + s2b
+            s2a = b2 * va - a2 * ya
+            s2b = b2 * vb - a2 * yb
             // RLB high-pass with numerator 1, -2, 1.
-            let z = y + t1
-            t1 = -2 * y - r.a1 * z + t2
-            t2 = y - r.a2 * z
-            sum += z * z
+            let za = ya + t1a
+            let zb = yb + t1b
+            t1a = t2a - r1 * za - (ya + ya)
+            t1b = t2b - r1 * zb - (yb + yb)
+            t2a = ya - r2 * za
+            t2b = yb - r2 * zb
+            sumA += za * za
+            sumB += zb * zb
+            p += stride
         }
-        state.s1 = s1
-        state.s2 = s2
-        state.t1 = t1
-        state.t2 = t2
-        state.flushTinyValues()
-        return sum
+        st.s1a = s1a; st.s2a = s2a; st.t1a = t1a; st.t2a = t2a
+        st.s1b = s1b; st.s2b = s2b; st.t1b = t1b; st.t2b = t2b
+        st.flushTinyValues()
+        return ((sumA, sumB), (m0, m1))
     }
 }

@@ -85,9 +85,13 @@ public final class LoudnessMeter {
     private let kWeighting: KWeighting
     private var filterStates: [KWeightingState]
     private let interpolator: TruePeakInterpolator
-    /// Per channel: `history` past samples, then the current segment, deinterleaved.
+    /// One channel's `history` past samples, then the current segment, deinterleaved.
     private var scratch: [Float]
-    private let scratchStride: Int
+    /// The last `history` samples of each channel.
+    private var histories: [Float]
+    /// Largest absolute sample of each channel in the current segment.
+    private var segmentPeaks: [Float]
+    private let maxSegmentFrames: Int
     /// Per channel Σ y² of the K-weighted signal in the current step.
     private var channelSums: [Double]
 
@@ -125,13 +129,14 @@ public final class LoudnessMeter {
         channelCount = channels.count
         weights = channels.map { Double($0.loudnessWeight) }
         kWeighting = KWeighting(sampleRate: rate)
-        filterStates = [KWeightingState](repeating: .init(), count: channels.count)
+        filterStates = [KWeightingState](repeating: .init(), count: (channels.count + 1) / 2)
         let factor = configuration.measuresTruePeak
             ? (configuration.truePeakOversampling ?? TruePeakInterpolator.defaultFactor(sampleRate: rate)) : 1
         interpolator = TruePeakInterpolator(factor: factor)
-        let segment = min(Self.maxSegment, Int((rate / 10).rounded(.up)) + 1)
-        scratchStride = Self.history + segment
-        scratch = active ? [Float](repeating: 0, count: scratchStride * channels.count) : []
+        maxSegmentFrames = min(Self.maxSegment, Int((rate / 10).rounded(.up)) + 1)
+        scratch = active ? [Float](repeating: 0, count: Self.history + maxSegmentFrames) : []
+        histories = [Float](repeating: 0, count: Self.history * channels.count)
+        segmentPeaks = [Float](repeating: 0, count: channels.count)
         channelSums = [Double](repeating: 0, count: channels.count)
         momentarySeries.reserveCapacity(3000)
         shortTermSeries.reserveCapacity(3000)
@@ -154,7 +159,7 @@ public final class LoudnessMeter {
             var done = 0
             while done < frames {
                 let stepLength = stepBoundary(stepCount + 1) - stepBoundary(stepCount)
-                let n = min(frames - done, stepLength - framesInStep, scratchStride - Self.history)
+                let n = min(frames - done, stepLength - framesInStep, maxSegmentFrames)
                 processSegment(base + done * channelCount, frames: n)
                 done += n
                 framesInStep += n
@@ -167,47 +172,59 @@ public final class LoudnessMeter {
         }
     }
 
-    /// Runs `frames` interleaved frames through each channel's K-weighting filter, sample-peak
-    /// and true-peak meters.
+    /// Runs `frames` interleaved frames through the K-weighting filters (channels in pairs),
+    /// the sample-peak and the true-peak meters.
     private func processSegment(_ source: UnsafePointer<Float>, frames n: Int) {
         let nch = channelCount
+        // 1. K-weighting and Σ y², two channels at a time; the sample peak on the way.
+        var c = 0
+        while c < nch {
+            let single = c + 1 == nch
+            let (sums, peaks) = kWeighting.sumOfSquares(source + c, stride: nch, count: n, single: single,
+                                                        state: &filterStates[c / 2])
+            channelSums[c] += sums.0
+            segmentPeaks[c] = peaks.0
+            if !single {
+                channelSums[c + 1] += sums.1
+                segmentPeaks[c + 1] = peaks.1
+            }
+            c += 2
+        }
+        // 2. Peaks, channel by channel.
         let h = Self.history
         scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-            guard let scratchBase = scratchBuffer.baseAddress else { return }
-            for c in 0..<nch {
-                let line = scratchBase + c * scratchStride
-                let x = line + h
-                // Deinterleave, measuring the sample peak on the way.
-                var segmentPeak: Float = 0
-                var s = source + c
-                for i in 0..<n {
-                    let v = s.pointee
-                    x[i] = v
-                    let a = abs(v)
-                    segmentPeak = a > segmentPeak ? a : segmentPeak
-                    s += nch
-                }
-                if segmentPeak > samplePeakValue {
-                    samplePeakValue = segmentPeak
-                    var i = 0
-                    while i < n, abs(x[i]) != segmentPeak { i += 1 }
-                    samplePeakFrame = totalFrames + i
-                }
-                // K-weighting and Σ y² (channels with weight 0, the LFE, are not measured).
-                if weights[c] > 0 {
-                    channelSums[c] += kWeighting.sumOfSquares(x, count: n, state: &filterStates[c])
-                }
-                // True peak: skip the segment when no interpolated value could beat the peak.
-                if interpolator.factor > 1 {
-                    var windowPeak = segmentPeak
-                    for j in 0..<h { windowPeak = max(windowPeak, abs(line[j])) }
-                    if windowPeak * interpolator.gainBound > max(interpolatedPeakValue, samplePeakValue) {
-                        let p = interpolator.peak(x, count: n)
-                        if p > interpolatedPeakValue { interpolatedPeakValue = p }
+            histories.withUnsafeMutableBufferPointer { historyBuffer in
+                guard let line = scratchBuffer.baseAddress, let histories = historyBuffer.baseAddress else { return }
+                for c in 0..<nch {
+                    let peak = segmentPeaks[c]
+                    let input = source + c
+                    let past = histories + c * h
+                    if peak > samplePeakValue {
+                        samplePeakValue = peak
+                        var i = 0
+                        while i < n, abs(input[i * nch]) != peak { i += 1 }
+                        samplePeakFrame = totalFrames + i
+                    }
+                    // True peak: skip the segment when no interpolated value could beat the peak.
+                    if interpolator.factor > 1 {
+                        var windowPeak = peak
+                        for j in 0..<h { windowPeak = max(windowPeak, abs(past[j])) }
+                        if windowPeak * interpolator.gainBound > max(interpolatedPeakValue, samplePeakValue) {
+                            line.update(from: past, count: h)
+                            let x = line + h
+                            for i in 0..<n { x[i] = input[i * nch] }
+                            let p = interpolator.peak(x, count: n)
+                            if p > interpolatedPeakValue { interpolatedPeakValue = p }
+                        }
+                    }
+                    // Keep the last `h` samples as the next segment's history.
+                    if n >= h {
+                        for j in 0..<h { past[j] = input[(n - h + j) * nch] }
+                    } else {
+                        for j in 0..<(h - n) { past[j] = past[j + n] }
+                        for j in 0..<n { past[h - n + j] = input[j * nch] }
                     }
                 }
-                // Keep the last `h` samples as the next segment's history.
-                memmove(line, line + n, h * MemoryLayout<Float>.stride)
             }
         }
     }

@@ -108,8 +108,8 @@ struct TruePeakInterpolator: Sendable {
                     a += c10 * at(10)
                     b += c11 * at(11)
                     let y = a + b
-                    vmax = pointwiseMax(vmax, y)
-                    vmin = pointwiseMin(vmin, y)
+                    vmax.replace(with: y, where: y .> vmax)
+                    vmin.replace(with: y, where: y .< vmin)
                     i += 4
                 }
                 // The tail, with the same operation order as the vector lanes (so results do
