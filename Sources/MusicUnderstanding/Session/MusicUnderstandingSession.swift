@@ -164,6 +164,7 @@ public actor MusicUnderstandingSession {
             channels = buffer.channelCount
         }
         if flag.isCancelled { throw AnalysisError.cancelled }
+        if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
         let source = SourceInfo(path: path, duration: rate > 0 ? Double(pipeline.framesIn) / rate : 0,
                                 sampleRate: rate > 0 ? Int(rate) : nil, channels: channels > 0 ? channels : nil, codec: "pcm_f32")
         return (pipeline.finish(), source, nil)
