@@ -96,7 +96,9 @@ final class FFmpegAudioReader {
         guard context != nil else { throw .corruptData(path: path, reason: "out of memory") }
         let openResult = avformat_open_input(&context, url, inputFormat, &options)
         formatContext = context  // nil when opening failed: FFmpeg freed it
-        guard openResult >= 0, let formatContext else { throw Self.openError(openResult, path: path) }
+        guard openResult >= 0, let formatContext else {
+            throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil)
+        }
 
         if rawFormat == nil {
             // Reads a few packets to fill in stream parameters; a raw PCM header needs none of
@@ -185,10 +187,11 @@ final class FFmpegAudioReader {
             throw .corruptData(path: path, reason: "inconsistent channel layout (\(channels.count) positions for \(count) channels)")
         }
 
-        if rawFormat == nil, path != "-", let wav = Self.wavDataClaim(path: path, formatName: formatContext.pointee.iformat),
+        if rawFormat == nil, path != "-", Self.formatName(formatContext) == "wav",
+           let wav = WAVHeader(path: path), wav.overclaims, let declared = wav.declaredDataBytes,
            parameters.pointee.block_align > 0 {
             let bytesPerSecond = Double(parameters.pointee.block_align) * Double(rate)
-            wavOverclaim = (Double(wav.declared) / bytesPerSecond, Double(wav.available) / bytesPerSecond)
+            wavOverclaim = (Double(declared) / bytesPerSecond, Double(wav.availableDataBytes) / bytesPerSecond)
         }
     }
 
@@ -403,12 +406,27 @@ final class FFmpegAudioReader {
         if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
     }
 
-    private static func openError(_ code: Int32, path: String) -> DecodingError {
+    private static func openError(_ code: Int32, path: String, isFile: Bool) -> DecodingError {
         switch code {
-        case FFmpeg.noSuchFile: .fileNotFound(path: path)
-        case FFmpeg.accessDenied, FFmpeg.notPermitted: .permissionDenied(path: path)
-        default: .corruptData(path: path, reason: "not a recognised audio or video format (\(FFmpeg.message(code)))")
+        case FFmpeg.noSuchFile: return .fileNotFound(path: path)
+        case FFmpeg.accessDenied, FFmpeg.notPermitted: return .permissionDenied(path: path)
+        default: break
         }
+        // FFmpeg's demuxers reject absurd WAV headers with a bare "invalid data": say why.
+        if isFile, let wav = WAVHeader(path: path) {
+            if let rate = wav.sampleRate, !(1...UInt64(FFmpeg.maximumSampleRate)).contains(rate) {
+                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz (outside 1...\(FFmpeg.maximumSampleRate) Hz)")
+            }
+            if let count = wav.channels, !(1...FFmpeg.maximumChannelCount).contains(count) {
+                return .corruptData(path: path, reason: "the WAV header declares \(count) channels (outside 1...\(FFmpeg.maximumChannelCount))")
+            }
+        }
+        return .corruptData(path: path, reason: "not a recognised audio or video format (\(FFmpeg.message(code)))")
+    }
+
+    private static func formatName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
+        guard let format = context.pointee.iformat, let name = format.pointee.name else { return nil }
+        return String(cString: name)
     }
 
     private static func firstAudioCodecName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
@@ -429,48 +447,6 @@ final class FFmpegAudioReader {
         }
         if context.pointee.duration != Int64.min, context.pointee.duration > 0 {
             return Double(context.pointee.duration) / Double(AV_TIME_BASE)
-        }
-        return nil
-    }
-
-    /// For a RIFF/RF64 WAVE file whose `data` chunk claims more bytes than the file holds:
-    /// the claimed and the available byte counts. FFmpeg silently clamps such a claim.
-    private static func wavDataClaim(path: String, formatName: UnsafePointer<AVInputFormat>?) -> (declared: UInt64, available: UInt64)? {
-        guard let name = formatName?.pointee.name, String(cString: name) == "wav" else { return nil }
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 12 else { return nil }
-        let fileSize = UInt64(info.st_size)
-        func bytes(at offset: UInt64, _ count: Int) -> [UInt8]? {
-            var buffer = [UInt8](repeating: 0, count: count)
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
-            return got == count ? buffer : nil
-        }
-        func le32(_ b: [UInt8], _ i: Int) -> UInt64 {
-            UInt64(b[i]) | UInt64(b[i + 1]) << 8 | UInt64(b[i + 2]) << 16 | UInt64(b[i + 3]) << 24
-        }
-        guard let header = bytes(at: 0, 12) else { return nil }
-        let riff = String(decoding: header[0..<4], as: UTF8.self)
-        guard (riff == "RIFF" || riff == "RF64"), String(decoding: header[8..<12], as: UTF8.self) == "WAVE" else { return nil }
-        var ds64DataSize: UInt64?
-        var offset: UInt64 = 12
-        for _ in 0..<64 {  // a WAV has a handful of chunks before `data`
-            guard offset + 8 <= fileSize, let chunk = bytes(at: offset, 8) else { return nil }
-            let id = String(decoding: chunk[0..<4], as: UTF8.self)
-            let size = le32(chunk, 4)
-            if id == "ds64", let body = bytes(at: offset + 8, 24) {
-                ds64DataSize = le32(body, 8) | le32(body, 12) << 32
-            }
-            if id == "data" {
-                var declared = size
-                if size == 0xFFFF_FFFF { guard let big = ds64DataSize else { return nil }; declared = big }
-                guard declared > 0 else { return nil }
-                let available = fileSize - (offset + 8)
-                return declared > available ? (declared, available) : nil
-            }
-            offset += 8 + size + (size & 1)
         }
         return nil
     }
