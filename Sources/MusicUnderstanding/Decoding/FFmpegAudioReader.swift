@@ -293,10 +293,9 @@ final class FFmpegAudioReader {
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>, into chunk: inout [Float]) {
         if converter == nil || frame.pointee.format != converterInputFormat || frame.pointee.sample_rate != converterInputRate
             || av_channel_layout_compare(&frame.pointee.ch_layout, &converterInputLayout) != 0 {
-            if converter != nil {
-                drainConverter(into: &chunk)
-                notes.append("the stream format changed at \(Self.seconds(decodedDuration)); converted to the first format")
-            }
+            // A new format mid-stream (a chained Ogg, a spliced broadcast): keep the first
+            // frame's rate and layout for the whole output.
+            if converter != nil { drainConverter(into: &chunk) }
             guard configureConverter(for: frame) else {
                 decoderFinished = true
                 return
