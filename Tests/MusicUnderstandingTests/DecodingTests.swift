@@ -225,6 +225,11 @@ func notAudioIsCorruptData(_ name: String) {
     #expect(decoder.damageNote == nil)
 }
 
+@Test func unknownCodecIsUnsupportedCodec() {
+    let path = fixture("unknown_codec.wav")
+    #expect(openError(path) == .unsupportedCodec(path: path, codec: "unknown, codec tag 0x2222"))
+}
+
 @Test func headerWithoutFramesIsZeroLength() {
     let path = fixture("zero_frames.wav")
     #expect(openError(path) == .zeroLength(path: path))

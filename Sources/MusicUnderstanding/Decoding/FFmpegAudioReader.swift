@@ -43,7 +43,7 @@ final class FFmpegAudioReader {
     private var notes: [String] = []
     /// Stream duration the container declares, when it is not a bit-rate guess.
     private var declaredDuration: Double?
-    /// For WAV: seconds of audio the data chunk claims beyond the end of the file.
+    /// For a WAV whose data chunk claims more than the file holds: claimed and present seconds.
     private var wavOverclaim: (declared: Double, available: Double)?
 
     /// Decoded duration so far in seconds.
@@ -428,10 +428,15 @@ final class FFmpegAudioReader {
         return String(cString: name)
     }
 
+    /// The codec name of the first audio stream; for a codec FFmpeg does not know at all,
+    /// the container's codec tag.
     private static func firstAudioCodecName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
         guard let streams = context.pointee.streams else { return nil }
         for index in 0..<Int(context.pointee.nb_streams) {
             if let parameters = streams[index]?.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+                if parameters.pointee.codec_id == AV_CODEC_ID_NONE {
+                    return "unknown, codec tag 0x" + String(parameters.pointee.codec_tag, radix: 16)
+                }
                 return String(cString: avcodec_get_name(parameters.pointee.codec_id))
             }
         }
