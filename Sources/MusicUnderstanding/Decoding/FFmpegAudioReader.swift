@@ -135,10 +135,10 @@ final class FFmpegAudioReader {
         let declaredRate = Int(parameters.pointee.sample_rate)
         let declaredChannels = Int(parameters.pointee.ch_layout.nb_channels)
         if declaredRate < 0 || declaredRate > FFmpeg.maximumSampleRate {
-            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz (outside 1...\(FFmpeg.maximumSampleRate) Hz)")
+            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
         }
         if declaredChannels < 0 || declaredChannels > FFmpeg.maximumChannelCount {
-            throw .corruptData(path: path, reason: "the header declares \(declaredChannels) channels (outside 1...\(FFmpeg.maximumChannelCount))")
+            throw .corruptData(path: path, reason: "the header declares \(declaredChannels) channels, outside 1...\(FFmpeg.maximumChannelCount)")
         }
 
         estimatedDuration = Self.duration(of: formatContext, stream: stream)
@@ -163,7 +163,7 @@ final class FFmpegAudioReader {
         // The native format is that of the first decoded frame, not the container's claim.
         guard decodeNextFrame() else {
             if skippedPackets > 0 || lastError != 0 {
-                throw .corruptData(path: path, reason: "no audio frame could be decoded (\(FFmpeg.message(lastError)))")
+                throw .corruptData(path: path, reason: "no audio frame could be decoded: \(FFmpeg.message(lastError))")
             }
             if declaredRate == 0 || declaredChannels == 0 {
                 throw .corruptData(path: path, reason: "no audio frame could be decoded and the stream parameters are unknown")
@@ -184,7 +184,7 @@ final class FFmpegAudioReader {
         sampleRate = rate
         channels = FFmpeg.channels(of: &outputLayout)
         guard channels.count == count else {
-            throw .corruptData(path: path, reason: "inconsistent channel layout (\(channels.count) positions for \(count) channels)")
+            throw .corruptData(path: path, reason: "inconsistent channel layout: \(channels.count) positions for \(count) channels")
         }
 
         if rawFormat == nil, path != "-", Self.formatName(formatContext) == "wav",
@@ -401,7 +401,7 @@ final class FFmpegAudioReader {
         }
         let type = info.st_mode & S_IFMT
         if type == S_IFDIR { throw .corruptData(path: path, reason: "a directory, not an audio file") }
-        if type == S_IFREG && info.st_size == 0 { throw .corruptData(path: path, reason: "the file is empty (0 bytes)") }
+        if type == S_IFREG && info.st_size == 0 { throw .corruptData(path: path, reason: "the file is empty: 0 bytes") }
         if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
     }
 
@@ -414,13 +414,17 @@ final class FFmpegAudioReader {
         // FFmpeg's demuxers reject absurd WAV headers with a bare "invalid data": say why.
         if isFile, let wav = WAVHeader(path: path) {
             if let rate = wav.sampleRate, !(1...UInt64(FFmpeg.maximumSampleRate)).contains(rate) {
-                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz (outside 1...\(FFmpeg.maximumSampleRate) Hz)")
+                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
             }
             if let count = wav.channels, !(1...FFmpeg.maximumChannelCount).contains(count) {
-                return .corruptData(path: path, reason: "the WAV header declares \(count) channels (outside 1...\(FFmpeg.maximumChannelCount))")
+                return .corruptData(path: path, reason: "the WAV header declares \(count) channels, outside 1...\(FFmpeg.maximumChannelCount)")
             }
         }
-        return .corruptData(path: path, reason: "not a recognised audio or video format (\(FFmpeg.message(code)))")
+        // "Invalid data" and "Invalid argument" (FFmpeg's words for failed probing) add nothing.
+        if code == FFmpeg.invalidData || code == FFmpeg.invalidArgument {
+            return .corruptData(path: path, reason: "not a recognised audio or video format")
+        }
+        return .corruptData(path: path, reason: "cannot open: \(FFmpeg.message(code))")
     }
 
     private static func formatName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {

@@ -12,6 +12,8 @@ enum FFmpeg {
     static let streamNotFound = cadenza_averror_stream_not_found()
     /// `AVERROR_DECODER_NOT_FOUND` from `av_find_best_stream`.
     static let decoderNotFound = cadenza_averror_decoder_not_found()
+    /// `AVERROR(EINVAL)`.
+    static let invalidArgument = cadenza_averror(EINVAL)
     /// `AVERROR(ENOENT)`.
     static let noSuchFile = cadenza_averror(ENOENT)
     /// `AVERROR(EACCES)`.
