@@ -282,6 +282,21 @@ func notAudioIsCorruptData(_ name: String) {
     #expect(note.contains("2.0 s"))
 }
 
+@Test("Files cut in half decode their first half and say the data ends early",
+      arguments: ["tone_2s_stereo.flac", "tone_44k_stereo.aiff"])
+func halfFileSaysItEndsEarly(_ name: String) throws {
+    let original = try Data(contentsOf: URL(fileURLWithPath: fixture(name)))
+    let path = temporaryPath("half-" + name)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try original.prefix(original.count / 2).write(to: URL(fileURLWithPath: path))
+    let (decoder, samples) = try decodeAll(path)
+    let seconds = Double(samples.count / 2) / 44100
+    let full = name.hasSuffix(".flac") ? 2.0 : 0.25
+    #expect(seconds > full * 0.3 && seconds < full * 0.6, "decoded \(seconds) s")
+    let note = try #require(decoder.damageNote)
+    #expect(note.contains("ends early"))
+}
+
 @Test func overclaimingWAVHeaderDecodesWhatIsThereAndSaysSo() throws {
     let (decoder, samples) = try decodeAll(fixture("header_overclaims.wav"))
     #expect(samples.count == 5513)  // 0.25 s at 22.05 kHz (rounded up by the generator)

@@ -372,7 +372,7 @@ final class FFmpegAudioReader {
         let decoded = decodedDuration
         if let claim = wavOverclaim {
             notes.append("data ends early at \(Self.seconds(decoded)) (the WAV header announces \(Self.seconds(claim.declared)))")
-        } else if let declared = declaredDuration, decoded < declared - max(0.5, 0.02 * declared) {
+        } else if let declared = declaredDuration, decoded < declared - max(0.1, 0.01 * declared) {
             notes.append("data ends early at \(Self.seconds(decoded)) (the header announces \(Self.seconds(declared)))")
         }
     }
@@ -423,6 +423,9 @@ final class FFmpegAudioReader {
         // "Invalid data" and "Invalid argument" (FFmpeg's words for failed probing) add nothing.
         if code == FFmpeg.invalidData || code == FFmpeg.invalidArgument {
             return .corruptData(path: path, reason: "not a recognised audio or video format")
+        }
+        if code == FFmpeg.endOfFile {
+            return .corruptData(path: path, reason: "the data ends inside the header")
         }
         return .corruptData(path: path, reason: "cannot open: \(FFmpeg.message(code))")
     }
