@@ -100,9 +100,11 @@ final class FFmpegAudioReader {
             throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil)
         }
 
-        if rawFormat == nil {
-            // Reads a few packets to fill in stream parameters; a raw PCM header needs none of
-            // that, and skipping it keeps a live input's latency low.
+        // `avformat_find_stream_info` reads packets to fill in stream parameters. Raw PCM needs
+        // none of that, and on a pipe it can buffer seconds of a live input, so there it runs
+        // only when the header left the audio parameters unknown.
+        let isPipe = path == "-"
+        if rawFormat == nil && (!isPipe || !Self.hasAudioParameters(formatContext)) {
             let infoResult = avformat_find_stream_info(formatContext, nil)
             if infoResult < 0 {
                 throw .corruptData(path: path, reason: FFmpeg.message(infoResult))
@@ -182,6 +184,10 @@ final class FFmpegAudioReader {
         let layoutResult = cadenza_layout_normalized(&outputLayout, &frame.pointee.ch_layout)
         guard layoutResult >= 0 else { throw .corruptData(path: path, reason: FFmpeg.message(layoutResult)) }
         sampleRate = rate
+        if isPipe && rawFormat == nil {
+            // Possibly live: hand out about 50 ms at a time rather than 16k frames.
+            chunkFrames = max(1, rate / 20)
+        }
         channels = FFmpeg.channels(of: &outputLayout)
         guard channels.count == count else {
             throw .corruptData(path: path, reason: "inconsistent channel layout: \(channels.count) positions for \(count) channels")
@@ -433,6 +439,18 @@ final class FFmpegAudioReader {
     private static func formatName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
         guard let format = context.pointee.iformat, let name = format.pointee.name else { return nil }
         return String(cString: name)
+    }
+
+    /// True when some audio stream already has a sample rate and a channel count.
+    private static func hasAudioParameters(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard let streams = context.pointee.streams else { return false }
+        for index in 0..<Int(context.pointee.nb_streams) {
+            if let parameters = streams[index]?.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
+               parameters.pointee.sample_rate > 0, parameters.pointee.ch_layout.nb_channels > 0 {
+                return true
+            }
+        }
+        return false
     }
 
     /// The codec name of the first audio stream; for a codec FFmpeg does not know at all,
