@@ -122,6 +122,15 @@ func decodesFixture(_ expected: FixtureExpectation) throws {
     }
 }
 
+@Test func fileURLDecodesAndNamesTheURL() throws {
+    let url = "file://" + fixture("tone_2s_stereo.ogg")
+    let (decoder, samples) = try decodeAll(url)
+    #expect(decoder.source.path == url)
+    #expect(samples.count == 88200 * 2)
+    let missing = "file://" + fixture("missing.ogg")
+    #expect(openError(missing) == .fileNotFound(path: missing))
+}
+
 @Test func rawPCMInputDecodesExactly() throws {
     // 0.3 s of stereo f32le at 48 kHz: left a ramp, right its negative.
     let frames = 14_400

@@ -64,17 +64,21 @@ final class FFmpegAudioReader {
         self.maximumConsecutiveErrors = max(1, maximumConsecutiveErrors)
         FFmpeg.silenceLogs()
 
-        let url: String
-        if path == "-" {
-            url = "pipe:0"
-        } else {
-            try Self.checkFile(path)
-            url = "file:" + path
-        }
-
         var inputFormat: UnsafePointer<AVInputFormat>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
+        let url: String
+        if path == "-" {
+            url = "pipe:0"
+        } else if Self.isURL(path) {
+            url = path
+            // A stalled network source fails after 15 s without data instead of hanging.
+            av_dict_set(&options, "rw_timeout", "15000000", 0)
+        } else {
+            try Self.checkFile(path)
+            url = "file:" + path  // so that a name with a colon is never taken for a protocol
+        }
+
         if let rawFormat {
             guard (1...FFmpeg.maximumSampleRate).contains(rawFormat.sampleRate) else {
                 throw .corruptData(path: path, reason: "raw PCM sample rate \(rawFormat.sampleRate) Hz is outside 1...\(FFmpeg.maximumSampleRate) Hz")
@@ -395,6 +399,18 @@ final class FFmpegAudioReader {
         return avio_feof(pb) != 0
     }
 
+    /// True for "scheme://..." (http, https, rtmp, file, ...) when no local file has that name.
+    private static func isURL(_ path: String) -> Bool {
+        guard let range = path.range(of: "://"), range.lowerBound != path.startIndex else { return false }
+        let scheme = path[..<range.lowerBound]
+        guard scheme.first?.isLetter == true,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else {
+            return false
+        }
+        var info = stat()
+        return stat(path, &info) != 0
+    }
+
     /// Fails fast, with the file named, when the path cannot be a readable audio file.
     private static func checkFile(_ path: String) throws(DecodingError) {
         var info = stat()
@@ -413,8 +429,8 @@ final class FFmpegAudioReader {
 
     private static func openError(_ code: Int32, path: String, isFile: Bool) -> DecodingError {
         switch code {
-        case FFmpeg.noSuchFile: return .fileNotFound(path: path)
-        case FFmpeg.accessDenied, FFmpeg.notPermitted: return .permissionDenied(path: path)
+        case FFmpeg.noSuchFile, FFmpeg.httpNotFound: return .fileNotFound(path: path)
+        case FFmpeg.accessDenied, FFmpeg.notPermitted, FFmpeg.httpForbidden: return .permissionDenied(path: path)
         default: break
         }
         // FFmpeg's demuxers reject absurd WAV headers with a bare "invalid data": say why.

@@ -12,6 +12,10 @@ enum FFmpeg {
     static let streamNotFound = cadenza_averror_stream_not_found()
     /// `AVERROR_DECODER_NOT_FOUND` from `av_find_best_stream`.
     static let decoderNotFound = cadenza_averror_decoder_not_found()
+    /// `AVERROR_HTTP_NOT_FOUND`.
+    static let httpNotFound = cadenza_averror_http_not_found()
+    /// `AVERROR_HTTP_FORBIDDEN`.
+    static let httpForbidden = cadenza_averror_http_forbidden()
     /// `AVERROR(EINVAL)`.
     static let invalidArgument = cadenza_averror(EINVAL)
     /// `AVERROR(ENOENT)`.
