@@ -334,6 +334,20 @@ private func noiseBytes(_ count: Int, seed: UInt32) -> [UInt8] {
     #expect(Date().timeIntervalSince(start) < 10)
     #expect(samples.count / 2 > 44100 / 2)  // the valid half second or more survives
     #expect(decoder.source.duration ?? 0 < 30)
+    #expect(decoder.damageNote != nil)
+}
+
+@Test func validHeaderWithoutDecodableFramesIsCorruptData() throws {
+    // FLAC STREAMINFO announcing 2 s, then noise: not "zero length" but undecodable.
+    let original = try Data(contentsOf: URL(fileURLWithPath: fixture("tone_2s_stereo.flac")))
+    let path = temporaryPath("noise.flac")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try (original.prefix(100) + Data(noiseBytes(65_536, seed: 3))).write(to: URL(fileURLWithPath: path))
+    guard case .corruptData(let p, _)? = openError(path) else {
+        Issue.record("expected corruptData, got \(String(describing: openError(path)))")
+        return
+    }
+    #expect(p == path)
 }
 
 @Test func damagedMiddleDecodesAroundTheDamage() throws {

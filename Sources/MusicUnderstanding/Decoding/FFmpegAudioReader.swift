@@ -174,6 +174,9 @@ final class FFmpegAudioReader {
             if declaredRate == 0 || declaredChannels == 0 {
                 throw .corruptData(path: path, reason: "no audio frame could be decoded and the stream parameters are unknown")
             }
+            if let announced = estimatedDuration, announced > 0 {
+                throw .corruptData(path: path, reason: "no audio frame could be decoded although the header announces \(Self.seconds(announced))")
+            }
             throw .zeroLength(path: path)
         }
         framePending = true

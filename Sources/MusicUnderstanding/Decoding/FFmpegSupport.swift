@@ -40,8 +40,8 @@ enum FFmpeg {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         let count = buffer.count
         return buffer.withUnsafeMutableBufferPointer { p -> String in
-            guard let base = p.baseAddress else { return "error \(code)" }
-            if av_strerror(code, base, count) < 0 { return "error \(code)" }
+            guard let base = p.baseAddress else { return "FFmpeg error \(code)" }
+            if av_strerror(code, base, count) < 0 { return "FFmpeg error \(code)" }
             return String(cString: base)
         }
     }
