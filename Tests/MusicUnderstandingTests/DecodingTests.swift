@@ -131,6 +131,42 @@ func decodesFixture(_ expected: FixtureExpectation) throws {
     #expect(openError(missing) == .fileNotFound(path: missing))
 }
 
+/// Runs `body` with `bytes` (at most a pipe buffer, 64 KiB) waiting on standard input.
+private func withStandardInput<T>(_ bytes: Data, _ body: () throws -> T) throws -> T {
+    precondition(bytes.count < 65_536)
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    let written = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, bytes.count) }
+    close(fds[1])
+    let saved = dup(0)
+    dup2(fds[0], 0)
+    close(fds[0])
+    defer { dup2(saved, 0); close(saved) }
+    #expect(written == bytes.count)
+    return try body()
+}
+
+@Test func standardInputDecodesAnEncodedStreamInSmallChunks() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture("tone_2s_stereo.ogg")))
+    let (decoder, chunks, total) = try withStandardInput(bytes) { () throws -> (AudioDecoder, Int, Int) in
+        let decoder = try AudioDecoder(path: "-")
+        var chunks = 0, total = 0
+        while let buffer = try decoder.read() {
+            chunks += 1
+            total += buffer.frameCount
+            // About 50 ms at a time on a pipe (plus at most one codec frame).
+            #expect(buffer.frameCount <= 2205 + 2048)
+        }
+        return (decoder, chunks, total)
+    }
+    #expect(decoder.source.path == "-")
+    #expect(decoder.source.codec == "vorbis")
+    #expect(decoder.sampleRate == 44100)
+    #expect(decoder.channels == [.frontLeft, .frontRight])
+    #expect(total == 88200)
+    #expect(chunks >= 20)
+}
+
 @Test func rawPCMInputDecodesExactly() throws {
     // 0.3 s of stereo f32le at 48 kHz: left a ramp, right its negative.
     let frames = 14_400
