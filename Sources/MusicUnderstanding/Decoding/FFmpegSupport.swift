@@ -12,6 +12,12 @@ enum FFmpeg {
     static let streamNotFound = cadenza_averror_stream_not_found()
     /// `AVERROR_DECODER_NOT_FOUND` from `av_find_best_stream`.
     static let decoderNotFound = cadenza_averror_decoder_not_found()
+    /// `AVERROR_HTTP_NOT_FOUND`.
+    static let httpNotFound = cadenza_averror_http_not_found()
+    /// `AVERROR_HTTP_FORBIDDEN`.
+    static let httpForbidden = cadenza_averror_http_forbidden()
+    /// `AVERROR(EINVAL)`.
+    static let invalidArgument = cadenza_averror(EINVAL)
     /// `AVERROR(ENOENT)`.
     static let noSuchFile = cadenza_averror(ENOENT)
     /// `AVERROR(EACCES)`.
@@ -34,8 +40,8 @@ enum FFmpeg {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         let count = buffer.count
         return buffer.withUnsafeMutableBufferPointer { p -> String in
-            guard let base = p.baseAddress else { return "error \(code)" }
-            if av_strerror(code, base, count) < 0 { return "error \(code)" }
+            guard let base = p.baseAddress else { return "FFmpeg error \(code)" }
+            if av_strerror(code, base, count) < 0 { return "FFmpeg error \(code)" }
             return String(cString: base)
         }
     }
