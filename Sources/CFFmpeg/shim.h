@@ -2,6 +2,7 @@
 #define CADENZA_CFFMPEG_SHIM_H
 #include <errno.h>
 #include <libavformat/avformat.h>
+#include <libavdevice/avdevice.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>

@@ -50,6 +50,10 @@ public final class AudioDecoder {
 
     private let reader: FFmpegAudioReader
 
+    /// Whether `path` names an FFmpeg input device rather than a file: `alsa:default`,
+    /// `pulse:default`, `jack:cadenza`, `oss:/dev/dsp`, or the virtual `lavfi:sine=f=1000:d=5`.
+    public static func isDevice(_ path: String) -> Bool { FFmpeg.deviceInput(path) != nil }
+
     /// Opens `path` ("-" for standard input; "scheme://..." for a URL FFmpeg can open); with
     /// `rawFormat` the input is headerless PCM.
     ///

@@ -70,6 +70,10 @@ final class FFmpegAudioReader {
         let url: String
         if path == "-" {
             url = "pipe:0"
+        } else if rawFormat == nil, let device = FFmpeg.deviceInput(path) {
+            // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
+            inputFormat = device.format
+            url = device.url
         } else if Self.isURL(path) {
             url = path
             // A stalled network source fails after 15 s without data instead of hanging.

@@ -1,3 +1,4 @@
+import Foundation
 import CFFmpeg
 
 /// Small helpers around the FFmpeg C API: error codes, messages, logging and channel layouts.
@@ -30,7 +31,24 @@ enum FFmpeg {
     /// Highest channel count accepted (also libswresample's limit).
     static let maximumChannelCount = 64
 
-    private static let quietLogs: Void = { av_log_set_level(AV_LOG_QUIET) }()
+    private static let quietLogs: Void = {
+        av_log_set_level(AV_LOG_QUIET)
+        avdevice_register_all()
+    }()
+
+    /// Audio input devices of libavdevice that `"name:argument"` paths may name.
+    static let audioDevices: Set<String> = ["alsa", "pulse", "oss", "jack", "lavfi", "openal", "sndio"]
+
+    /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for anything else (including an
+    /// existing file whose name happens to look like that).
+    static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
+        guard let colon = path.firstIndex(of: ":") else { return nil }
+        let name = String(path[..<colon])
+        guard audioDevices.contains(name), !FileManager.default.fileExists(atPath: path) else { return nil }
+        silenceLogs()
+        guard let format = av_find_input_format(name) else { return nil }
+        return (format, String(path[path.index(after: colon)...]))
+    }
 
     /// Silences FFmpeg's log output (once per process): errors reach the caller as `DecodingError`.
     static func silenceLogs() { _ = quietLogs }
