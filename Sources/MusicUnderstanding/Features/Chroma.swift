@@ -37,6 +37,10 @@ public struct ChromaConfiguration: Sendable, Hashable {
     /// STFT frames summed into one stored chroma vector. Default 16 (5.38 vectors/s at the
     /// default STFT settings), which bounds memory to about 2.3 MB per hour of audio.
     public var framesPerVector: Int = 16
+    /// Peaks more than this factor below the strongest bin of their frame (within the frequency
+    /// limits) are ignored. Default 0.001 (-60 dB): they add nothing measurable to a
+    /// magnitude-weighted profile, and skipping them keeps the per-frame cost low.
+    public var relativeFloor: Float = 0.001
     /// Peaks below this magnitude (linear, of a Hann-windowed 2048-point frame; a full-scale
     /// sine gives about 512) are ignored. Default 0.05 (about -80 dBFS).
     public var magnitudeFloor: Float = 0.05
@@ -113,8 +117,9 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private var framesSeen = 0
     private var nextCentre = 0
 
-    // Scratch for medians.
+    // Scratch for medians and ring offsets of the temporal window.
     private var scratch: [Float]
+    private var rowOffsets: [Int]
 
     // Constants.
     private let semitoneOffset: [Float]   // 12 * log2(h) per harmonic h, in semitones
@@ -145,6 +150,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         storedBins = min(bins, maxBin + half + 2)
         ring = [Float](repeating: 0, count: (2 * half + 1) * storedBins)
         scratch = [Float](repeating: 0, count: 3 * (2 * half + 1))
+        rowOffsets = [Int](repeating: 0, count: 2 * half + 1)
         let h = max(1, settings.harmonics)
         semitoneOffset = (1...h).map { Float(12 * log2(Double($0))) }
         harmonicWeight = (1...h).map { Float(pow(settings.harmonicDecay, Double($0 - 1))) }
@@ -226,11 +232,15 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         let first = max(0, centre - half)
         let end = min(last, centre + half)
         let centreSlot = centre % length
-        let floor = settings.magnitudeFloor
+        let absoluteFloor = settings.magnitudeFloor
+        let relativeFloor = settings.relativeFloor
         let beta = settings.separationFactor
         let exponent = Float(settings.magnitudeExponent)
         let harmonics = semitoneOffset.count
 
+        // Offsets in the ring of the frames of the temporal median window.
+        for i in 0..<(end - first + 1) { rowOffsets[i] = ((first + i) % length) * storedBins }
+        rowOffsets.withUnsafeBufferPointer { rowOffsets in
         ring.withUnsafeBufferPointer { r in
             scratch.withUnsafeMutableBufferPointer { tmp in
                 block.withUnsafeMutableBufferPointer { acc in
@@ -238,34 +248,46 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                         let x = UnsafeBufferPointer(rebasing: r[(centreSlot * storedBins)..<((centreSlot + 1) * storedBins)])
                         var energy: Float = 0
                         var harmonic: Float = 0
-                        for k in minBin...maxBin { energy += x[k] * x[k] }
+                        var strongest: Float = 0
+                        for k in minBin...maxBin {
+                            energy += x[k] * x[k]
+                            strongest = max(strongest, x[k])
+                        }
+                        let floor = max(absoluteFloor, strongest * relativeFloor)
+                        let rows = rowOffsets
+                        let rowCount = end - first + 1
                         blockEnergy += energy
                         var k = minBin
                         while k <= maxBin {
                             let m = x[k]
-                            guard m > floor, m > x[k - 1], m >= x[k + 1] else { k += 1; continue }
+                            // A sinusoid's Hann main lobe spans ±2 bins: require a maximum over them.
+                            guard m > floor, m > x[k - 1], m >= x[k + 1], m > x[k - 2], m >= x[k + 2] else { k += 1; continue }
                             // Percussive estimate: median over frequency around the bin.
                             let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
                             var n = 0
                             for j in lo...hi { tmp[n] = x[j]; n += 1 }
                             let p = Self.median(tmp, count: n)
-                            // Harmonic estimate: median over time of the bin (max of k-1...k+1 per
-                            // frame, tolerating slight frequency drift).
-                            n = 0
-                            for t in first...end {
-                                let b = (t % length) * storedBins
-                                tmp[n] = max(r[b + k - 1], max(r[b + k], r[b + k + 1]))
-                                n += 1
+                            // Harmonic test: the median over time of the bin (max of k-1...k+1 per
+                            // frame, tolerating slight frequency drift) exceeds beta * p exactly
+                            // when more than half of those values do; counting avoids a sort.
+                            let limit = beta * p
+                            let needed = (end - first + 1) / 2 + 1
+                            var above = 0, remaining = end - first + 1
+                            var t = 0
+                            while t < rowCount && above < needed && above + remaining >= needed {
+                                let b = rows[t] + k
+                                if max(r[b - 1], max(r[b], r[b + 1])) > limit { above += 1 }
+                                remaining -= 1
+                                t += 1
                             }
-                            let h = Self.median(tmp, count: n)
-                            guard h > beta * p else { k += 2; continue }
+                            guard above >= needed else { k += 2; continue }
                             // Parabolic interpolation on log magnitude.
                             let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
                             let den = a - 2 * b + c
                             let delta: Float = den < 0 ? min(0.5, max(-0.5, 0.5 * (a - c) / den)) : 0
                             let peakLog = b - 0.25 * (a - c) * delta
                             let magnitude = expf(peakLog)
-                            let weight = powf(magnitude, exponent)
+                            let weight = exponent == 1 ? magnitude : powf(magnitude, exponent)
                             harmonic += 1.5 * magnitude * magnitude
                             // Position in semitones above C0.
                             let semis = 12 * (log2f(Float(k) + delta) + log2BinToC0)
@@ -275,8 +297,8 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                             hist[min(99, max(0, cents))] += Double(magnitude)
                             for hIndex in 0..<harmonics {
                                 let s = semis - semitoneOffset[hIndex]
-                                var pos = (s * 3).truncatingRemainder(dividingBy: 36)
-                                if pos < 0 { pos += 36 }
+                                var pos = s * 3
+                                pos -= 36 * (pos / 36).rounded(.down)
                                 let w = weight * harmonicWeight[hIndex]
                                 let j0 = Int((pos - windowReach).rounded(.up))
                                 let j1 = Int((pos + windowReach).rounded(.down))
@@ -296,6 +318,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                 }
             }
         }
+        }
         blockFrames += 1
         if blockFrames == settings.framesPerVector { flushBlock() }
     }
@@ -310,20 +333,28 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         blockFrames = 0
     }
 
-    /// Median of the first `count` values of `values` (reordered in place), by insertion sort;
-    /// `count` is at most 3 × the median length.
+    /// Median (the element of rank `count / 2`) of the first `count` values of `values`: keeps
+    /// the `count / 2 + 1` smallest values seen in sorted order at the front of the buffer, so
+    /// values above the current candidate cost one comparison.
     private static func median(_ values: UnsafeMutableBufferPointer<Float>, count: Int) -> Float {
         guard count > 0 else { return 0 }
-        for i in 1..<max(1, count) {
+        let keep = count / 2 + 1
+        var filled = 0
+        for i in 0..<count {
             let v = values[i]
-            var j = i - 1
+            if filled == keep {
+                guard v < values[keep - 1] else { continue }
+                filled -= 1
+            }
+            var j = filled - 1
             while j >= 0 && values[j] > v {
                 values[j + 1] = values[j]
                 j -= 1
             }
             values[j + 1] = v
+            filled += 1
         }
-        return values[count / 2]
+        return values[keep - 1]
     }
 
     /// Tuning in cents from the circular 1-cent histogram of peak deviations: the histogram is
