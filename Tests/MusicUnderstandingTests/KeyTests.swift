@@ -67,7 +67,7 @@ private enum KeySignals {
     }
 
     /// Runs the shared feature stage and the key analysis on `samples`.
-    static func analyze(_ samples: [Float]) -> (KeyResult, SharedFeatures) {
+    static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(configuration: .init(), onset: true, chroma: true)
         var i = 0
         while i < samples.count {
@@ -76,7 +76,7 @@ private enum KeySignals {
             i = j
         }
         let features = stage.finish()
-        return (KeyAnalyzer().analyze(features, rhythm: nil), features)
+        return (KeyAnalyzer().analyze(features, rhythm: rhythm), features)
     }
 
     /// The global key (longest range).
@@ -158,6 +158,27 @@ struct KeyTests {
             #expect(result.ranges[0].value == KeyResult.KeySignature(tonic: .c, mode: .major))
             #expect(result.ranges[1].value == KeyResult.KeySignature(tonic: .e, mode: .major))
             #expect(abs(result.ranges[1].range.start - half) <= 3)
+        }
+    }
+
+    @Test("With a bar grid the key changes on a bar line")
+    func modulationOnBars() {
+        let half = 16.0
+        var samples = [Float](repeating: 0, count: Int(2 * half * KeySignals.rate))
+        KeySignals.addCadence(&samples, tonic: 7, minor: false, start: 0, chordLength: 1, repeats: 4)      // G major
+        KeySignals.addCadence(&samples, tonic: 1, minor: true, start: half, chordLength: 1, repeats: 4)    // C♯ minor
+        let bars = stride(from: 0.0, to: 2 * half, by: 2.0).map { $0 }
+        let rhythm = RhythmResult(beats: stride(from: 0.0, to: 2 * half, by: 0.5).map { $0 }, bars: bars,
+                                  beatsPerMinute: 120, beatsPerBar: 4)
+        let (result, features) = KeySignals.analyze(samples, rhythm: rhythm)
+        #expect(result.ranges.count == 2)
+        #expect(KeySignals.covers(result, duration: features.duration))
+        if result.ranges.count == 2 {
+            #expect(result.ranges[0].value == KeyResult.KeySignature(tonic: .g, mode: .major))
+            #expect(result.ranges[1].value == KeyResult.KeySignature(tonic: .cSharp, mode: .minor))
+            let boundary = result.ranges[1].range.start
+            #expect(abs(boundary - half) <= 3)
+            #expect(bars.contains { abs($0 - boundary) < 1e-9 })
         }
     }
 
