@@ -12,10 +12,12 @@ import Foundation
 /// 3. An HMM over the 24 keys with a modulation penalty (Noland & Sandler 2006) is decoded with
 ///    Viterbi (``KeyTimeline``), so the timeline changes key only on sustained evidence.
 ///
-/// **No invented key.** When the input has less than ``Configuration/minimumTonalDuration``
-/// seconds of tonal material (silence, noise, drums alone), or the chroma of the whole input
-/// correlates with no key profile better than ``Configuration/minimumCorrelation`` (atonal or
-/// ambiguous material), `ranges` is empty.
+/// **No invented key.** `ranges` is empty when the input has less than
+/// ``Configuration/minimumTonalDuration`` seconds of tonal material (silence, noise), when the
+/// chroma of the whole input correlates with no key profile better than
+/// ``Configuration/minimumCorrelation`` (atonal or ambiguous material), or when it has fewer than
+/// ``Configuration/minimumPitchClasses`` salient pitch classes while less than
+/// ``Configuration/minimumDroneShare`` of its energy is harmonic (pitched drums alone).
 ///
 /// **Coverage.** Otherwise the ranges are contiguous, the first starts at 0 and the last ends at
 /// `features.duration`. Passages without tonal content (silence, a drum break, an intro of
@@ -59,9 +61,14 @@ public struct KeyAnalyzer: Sendable {
         /// Least tonal material, seconds, for a key to be reported. Default 2.
         public var minimumTonalDuration: Double = 2
         /// Least number of salient pitch classes (above 40 % of the way from the weakest to the
-        /// strongest pitch class of the whole input's chroma) for a key to be reported: a key
-        /// needs a scale, not one pitched drum or a drone. Default 3.
+        /// strongest pitch class of the whole input's chroma) for a key to be reported when the
+        /// input is not clearly tonal (harmonic share below ``minimumDroneShare``): a few
+        /// pitched drum sounds are not a scale. Default 3.
         public var minimumPitchClasses: Int = 3
+        /// Share of the whole input's spectral energy in harmonic peaks above which material with
+        /// fewer salient pitch classes (a drone, a pedal-point piece) still gets a key. Default 0.5
+        /// (music measured 0.6-1.0, a synthetic drum kit 0.35).
+        public var minimumDroneShare: Float = 0.5
         /// Least correlation of the whole input's chroma with the best key for a key to be
         /// reported. Default 0.4.
         public var minimumCorrelation: Double = 0.4
@@ -116,7 +123,8 @@ public struct KeyAnalyzer: Sendable {
         }
         let table = ([configuration.profile] + configuration.additionalProfiles).map { $0.correlationTable() }
         guard Double(tonalVectors) * vectorDuration >= configuration.minimumTonalDuration,
-              Self.salientPitchClasses(global) >= configuration.minimumPitchClasses,
+              Self.salientPitchClasses(global) >= configuration.minimumPitchClasses
+                || Self.share(chroma.harmonicEnergy, of: chroma.spectralEnergy) >= configuration.minimumDroneShare,
               let best = Self.correlations(thresholded(global), table).max(),
               best >= configuration.minimumCorrelation
         else {
@@ -195,6 +203,14 @@ public struct KeyAnalyzer: Sendable {
         }
         result.append(duration)
         return result
+    }
+
+    /// `Σ part / Σ whole`, 0 when the whole is empty.
+    static func share(_ part: [Float], of whole: [Float]) -> Float {
+        var p: Float = 0, w: Float = 0
+        for v in part where v.isFinite { p += v }
+        for v in whole where v.isFinite { w += v }
+        return w > 0 ? p / w : 0
     }
 
     /// Number of pitch classes at or above 40 % of the way from the weakest to the strongest.
