@@ -39,9 +39,10 @@ public struct ChromaConfiguration: Sendable, Hashable {
     /// 1.2 MB per hour in the finished features (12 bins and two energies).
     public var framesPerVector: Int = 16
     /// Peaks more than this factor below the strongest bin of their frame (within the frequency
-    /// limits) are ignored. Default 0.001 (-60 dB): they add nothing measurable to a
-    /// magnitude-weighted profile, and skipping them keeps the per-frame cost low.
-    public var relativeFloor: Float = 0.001
+    /// limits) are ignored. Default 0.003 (-50 dB): they add nothing measurable to a
+    /// magnitude-weighted profile (the key results on the evaluation corpus were identical at
+    /// -60, -50 and -40 dB), and skipping them keeps the per-frame cost low.
+    public var relativeFloor: Float = 0.003
     /// Peaks below this magnitude (linear, of a Hann-windowed 2048-point frame; a full-scale
     /// sine gives about 512) are ignored. Default 0.05 (about -80 dBFS).
     public var magnitudeFloor: Float = 0.05
@@ -263,25 +264,39 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                             let m = x[k]
                             // A sinusoid's Hann main lobe spans ±2 bins: require a maximum over them.
                             guard m > floor, m > x[k - 1], m >= x[k + 1], m > x[k - 2], m >= x[k + 2] else { k += 1; continue }
-                            // Percussive estimate: median over frequency around the bin.
-                            let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
-                            var n = 0
-                            for j in lo...hi { tmp[n] = x[j]; n += 1 }
-                            let p = Self.median(tmp, count: n)
-                            // Harmonic test: the median over time of the bin (max of k-1...k+1 per
-                            // frame, tolerating slight frequency drift) exceeds beta * p exactly
-                            // when more than half of those values do; counting avoids a sort.
-                            let limit = beta * p
-                            let needed = (end - first + 1) / 2 + 1
-                            var above = 0, remaining = end - first + 1
-                            var t = 0
-                            while t < rowCount && above < needed && above + remaining >= needed {
-                                let b = rows[t] + k
-                                if max(r[b - 1], max(r[b], r[b + 1])) > limit { above += 1 }
-                                remaining -= 1
-                                t += 1
+                            // Harmonic/percussive test (Fitzgerald 2010, binary mask with
+                            // separation factor beta): harmonic when the median over time of the
+                            // bin (max of k-1...k+1 per frame, tolerating slight drift) exceeds
+                            // beta × the median over frequency around the bin. The time median
+                            // exceeds a limit exactly when more than half of its values do, so it
+                            // is tested by counting. The frequency median p (rank half+1 of
+                            // 2·half+1 values) lies between the min and the max of any half+1 of
+                            // the values; bounds from the values farthest from the peak decide
+                            // most peaks without computing p.
+                            let needed = rowCount / 2 + 1
+                            var verdict = 0  // 1 harmonic, -1 not, 0 undecided
+                            if k - half >= 0 && k + half < storedBins {
+                                var upper: Float = 0, lower = Float.greatestFiniteMagnitude
+                                for j in (k - half)...(k - half + half / 2) {
+                                    upper = max(upper, x[j]); lower = min(lower, x[j])
+                                }
+                                for j in (k + half - (half - half / 2 - 1))...(k + half) {
+                                    upper = max(upper, x[j]); lower = min(lower, x[j])
+                                }
+                                if Self.countAbove(r, rows, rowCount, k, beta * upper, needed) {
+                                    verdict = 1
+                                } else if !Self.countAbove(r, rows, rowCount, k, beta * lower, needed) {
+                                    verdict = -1
+                                }
                             }
-                            guard above >= needed else { k += 2; continue }
+                            if verdict == 0 {
+                                let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
+                                var n = 0
+                                for j in lo...hi { tmp[n] = x[j]; n += 1 }
+                                let p = Self.median(tmp, count: n)
+                                verdict = Self.countAbove(r, rows, rowCount, k, beta * p, needed) ? 1 : -1
+                            }
+                            guard verdict > 0 else { k += 2; continue }
                             // Parabolic interpolation on log magnitude.
                             let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
                             let den = a - 2 * b + c
@@ -332,6 +347,21 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         for j in 0..<36 { block[j] = 0 }
         blockEnergy = 0
         blockFrames = 0
+    }
+
+    /// Whether at least `needed` of the frames at ring offsets `rows` have
+    /// `max(x[k-1], x[k], x[k+1]) > limit`.
+    @inline(__always)
+    private static func countAbove(_ r: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int>, _ rowCount: Int,
+                                   _ k: Int, _ limit: Float, _ needed: Int) -> Bool {
+        var above = 0, remaining = rowCount, t = 0
+        while t < rowCount && above < needed && above + remaining >= needed {
+            let b = rows[t] + k
+            if max(r[b - 1], max(r[b], r[b + 1])) > limit { above += 1 }
+            remaining -= 1
+            t += 1
+        }
+        return above >= needed
     }
 
     /// Median (the element of rank `count / 2`) of the first `count` values of `values`: keeps
