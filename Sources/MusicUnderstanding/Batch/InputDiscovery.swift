@@ -6,7 +6,7 @@ import Foundation
 /// or when FFmpeg recognises it as audio by probing its content (so a FLAC named `.dat` is found).
 /// Skipped without a record: hidden files, sidecars (a file named like another file plus a
 /// suffix, e.g. `song.mp3.json` or `song.flac.cue`) and well-known non-audio types (images,
-/// playlists, cue sheets, text). Every other file that turns out not to be audio gets an error
+/// playlists, cue sheets, text, JSON). Every other file that turns out not to be audio gets an error
 /// record, so nothing is silently ignored. Files named on the command line are always inputs.
 public struct InputDiscovery: Sendable {
     /// Extensions of audio and video containers: always inputs (an undecodable one gets an error record).
@@ -19,7 +19,7 @@ public struct InputDiscovery: Sendable {
     public static let ignoredExtensions: Set<String> = [
         "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "ico", "svg",
         "txt", "nfo", "cue", "log", "m3u", "m3u8", "pls", "xspf", "md", "pdf", "db", "ini", "sfv", "md5",
-        "sha1", "sha256", "accurip", "lrc", "xml", "html", "htm", "url", "ds_store", "tmp", "part",
+        "sha1", "sha256", "accurip", "lrc", "xml", "json", "html", "htm", "url", "ds_store", "tmp", "part",
         "mid", "midi", "kar",
     ]
 
