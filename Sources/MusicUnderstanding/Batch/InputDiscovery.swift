@@ -26,17 +26,19 @@ public struct InputDiscovery: Sendable {
     /// Creates a discovery.
     public init() {}
 
-    /// Expands `paths` into a sorted, de-duplicated list of inputs. A path that does not exist is
-    /// kept, so that it gets its own error record. "-" means standard input.
+    /// Expands `paths` into a sorted, de-duplicated list of inputs (one file given twice, even
+    /// spelt differently as `a/x.mp3` and `./a/x.mp3`, is one input, under its first spelling).
+    /// A path that does not exist is kept, so that it gets its own error record. "-" means standard input.
     public func inputs(from paths: [String]) -> [String] {
         var result: [String] = []
         var seen = Set<String>()
         let fm = FileManager.default
+        func key(_ path: String) -> String { path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path }
         for path in paths {
             var isDirectory: ObjCBool = false
             if path != "-", fm.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for file in walk(path) where seen.insert(file).inserted { result.append(file) }
-            } else if seen.insert(path).inserted {
+                for file in walk(path) where seen.insert(key(file)).inserted { result.append(file) }
+            } else if seen.insert(key(path)).inserted {
                 result.append(path)
             }
         }
