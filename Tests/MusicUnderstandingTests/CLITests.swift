@@ -160,12 +160,28 @@ struct CLITests {
         }
     }
 
+    @Test("--output: a report that cannot be written is named on stderr with the system's reason, exit 1")
+    func outputWriteFailure() async throws {
+        let fm = FileManager.default
+        let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: work) }
+        try fm.createDirectory(at: work.appendingPathComponent("out"), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: work.appendingPathComponent("out/Fixtures"))  // a file where a folder must go
+        let input = CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff").path
+        try fm.createDirectory(at: work.appendingPathComponent("Fixtures"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: input, toPath: work.appendingPathComponent("Fixtures/a.aiff").path)
+
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--output", "out", "Fixtures/a.aiff"], in: work)
+        #expect(run.status == 1)
+        #expect(run.err.contains("Fixtures/a.aiff") && run.err.contains("out/Fixtures: exists and is not a directory"), "\(run.err)")
+        #expect(!run.err.contains("NSCocoaErrorDomain"), "a readable reason, not a Foundation error dump: \(run.err)")
+    }
+
     // MARK: determinism
 
     @Test("Two runs (1 and 2 jobs, inputs in another order) give byte-identical reports")
     func deterministic() async throws {
-        let inputs = ["Fixtures/tone_2s_stereo.flac", "Fixtures/tone_2s_stereo.mp3", "Fixtures/tone_2s_stereo.opus",
-                      "Fixtures/surround_51_48k.wav", "Fixtures/notes.mp3"]
+        let inputs = ["Fixtures/tone_2s_stereo.flac", "Fixtures/tone_2s_stereo.opus", "Fixtures/surround_51_48k.wav", "Fixtures/notes.mp3"]
         async let first = CLI.run(["analyze", "--jobs", "1"] + inputs)
         async let second = CLI.run(["analyze", "--jobs", "2"] + inputs.reversed())
         let (a, b) = try await (first, second)

@@ -29,7 +29,9 @@ public enum ReportSink: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw WriteError(path: folder, reason: Self.reason(error))
+                var isDirectory: ObjCBool = false
+                let inTheWay = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && !isDirectory.boolValue
+                throw WriteError(path: folder, reason: inTheWay ? "exists and is not a directory" : Self.reason(error))
             }
             let temporary = folder + "/." + (target as NSString).lastPathComponent + ".tmp-\(getpid())"
             do {
