@@ -36,6 +36,7 @@ declare -A ERRORS=(
   [huge_samplerate.wav]=decodeFailed
   [video_only.mp4]=noAudioStream
   [zero_frames.wav]=zeroLength
+  [unknown_codec.wav]=unsupportedCodec
 )
 declare -A SKIPPED=([cover.png]=noAudioStream)
 declare -A DAMAGED=([truncated.mp3]=1 [header_overclaims.wav]=1)
