@@ -177,6 +177,33 @@ struct CLITests {
         #expect(!run.err.contains("NSCocoaErrorDomain"), "a readable reason, not a Foundation error dump: \(run.err)")
     }
 
+    @Test("File names with quotes, backslashes, control characters and non-ASCII are reported exactly, on stdout and with --output")
+    func awkwardFileNames() async throws {
+        let fm = FileManager.default
+        let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: work) }
+        try fm.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        let names = ["a \"quote\".aiff", "back\\slash.aiff", "new\nline.aiff", "tab\tand\u{1}.aiff", "ünïcødé 音楽.aiff"]
+        for name in names {
+            try fm.copyItem(at: CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff"), to: work.appendingPathComponent("in/" + name))
+        }
+        async let ndjson = CLI.run(["analyze", "--for", "loudness", "in"], in: work)
+        async let files = CLI.run(["analyze", "--for", "loudness", "--output", "out", "in"], in: work)
+        let (lines, written) = try await (ndjson, files)
+        #expect(lines.status == 0 && written.status == 0, "\(lines.err) \(written.err)")
+        let validator = try SchemaValidator.reportSchema()
+        let reported = try lines.lines.map { line in
+            #expect(validator.validate(Data(line.utf8)).isEmpty)
+            return try #require((CLI.object(line)["source"] as? [String: Any])?["path"] as? String)
+        }
+        #expect(Set(reported) == Set(names.map { "in/" + $0 }))
+        for name in names {
+            let data = try Data(contentsOf: work.appendingPathComponent("out/in/\(name).json"))
+            let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect((report["source"] as? [String: Any])?["path"] as? String == "in/" + name)
+        }
+    }
+
     // MARK: determinism
 
     @Test("Two runs (1 and 2 jobs, inputs in another order) give byte-identical reports")
