@@ -21,7 +21,7 @@ enum AnalyzeCommand {
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
             error record naming the file and the reason; the batch always goes on.
             Output: one JSON report per line on stdout in completion order (NDJSON), or with --output one \
-            file per input. A progress bar with ETA is drawn on stderr when it is a terminal.
+            file per input, DIR/<input path>.json (standard input: DIR/stdin.json). A progress bar with ETA is drawn on stderr when it is a terminal.
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 130 interrupted.
             structure, pace and instrumentActivity are not available in this version.
             """)

@@ -231,6 +231,19 @@ struct CLITests {
         expected.check(report, name: "stdin")
     }
 
+    @Test("'-' with --output DIR writes DIR/stdin.json")
+    func stdinToOutputFolder() async throws {
+        let fm = FileManager.default
+        let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: work) }
+        try fm.createDirectory(at: work, withIntermediateDirectories: true)
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--output", "out", "-"], stdin: try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_alac.m4a")), in: work)
+        #expect(run.status == 0, "\(run.err)")
+        #expect(try fm.contentsOfDirectory(atPath: work.appendingPathComponent("out").path) == ["stdin.json"])
+        let data = try Data(contentsOf: work.appendingPathComponent("out/stdin.json"))
+        #expect(try SchemaValidator.reportSchema().validate(data).isEmpty)
+    }
+
     @Test("Garbage or nothing on standard input is an error record, not a hang or a crash")
     func badStdin() async throws {
         for input in [Data("not audio at all\n".utf8), Data()] {

@@ -59,10 +59,11 @@ public enum ReportSink: Sendable {
         return "\(error)"
     }
 
-    /// `x/y.mp3` → `DIR/x/y.mp3.json`; absolute paths and `..` are folded inside `DIR`.
+    /// `x/y.mp3` → `DIR/x/y.mp3.json`; absolute paths and `..` are folded inside `DIR`;
+    /// standard input (`-`) → `DIR/stdin.json`.
     public static func outputPath(for input: String, in dir: String) -> String {
         let parts = input.split(separator: "/").filter { $0 != "." && $0 != ".." && !$0.isEmpty }
-        let relative = parts.isEmpty ? "stdin" : parts.joined(separator: "/")
+        let relative = parts.isEmpty || input == "-" ? "stdin" : parts.joined(separator: "/")
         return (dir.hasSuffix("/") ? String(dir.dropLast()) : dir) + "/" + relative + ".json"
     }
 
