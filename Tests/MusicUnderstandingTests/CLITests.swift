@@ -177,6 +177,16 @@ struct CLITests {
         #expect(!run.err.contains("NSCocoaErrorDomain"), "a readable reason, not a Foundation error dump: \(run.err)")
     }
 
+    @Test("NDJSON to a full disk (/dev/full): each report's failure is named on stderr, exit 1",
+          .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full (Linux)"))
+    func stdoutWriteFailure() async throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? full.close() }
+        let run = try await CLI.run(["analyze", "--for", "loudness", "Fixtures/tone_44k_stereo.aiff"], stdoutTo: full)
+        #expect(run.status == 1)
+        #expect(run.err.contains("Fixtures/tone_44k_stereo.aiff") && run.err.contains("No space left on device"), "\(run.err)")
+    }
+
     @Test("File names with quotes, backslashes, control characters and non-ASCII are reported exactly, on stdout and with --output")
     func awkwardFileNames() async throws {
         let fm = FileManager.default
@@ -328,7 +338,9 @@ struct CLITests {
 
     // MARK: interrupt
 
-    @Test("Ctrl-C ends analyze (status 130) and meter (status 0) within seconds even when the input stalls", arguments: [
+    @Test("Ctrl-C ends analyze (status 130) and meter (status 0) within seconds even when the input stalls",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"),
+          arguments: [
         (["analyze", "--for", "loudness", "-"], Int32(130)),
         (["meter", "--format", "f32le", "--rate", "48000", "--channels", "2"], Int32(0)),
     ])
@@ -469,9 +481,11 @@ enum CLI {
     /// Runs `cadenza arguments` in `directory` (default: the package root), writing `stdin` to its
     /// standard input (nothing: /dev/null). With `keepStdinOpen` the input stays open after that
     /// (a stalled stream); with `interruptWhenReady` SIGINT is sent once the process has installed
-    /// its handler. A run still going after `timeout` seconds is killed and marked `timedOut`.
+    /// its handler. `stdoutTo` replaces the captured standard output (e.g. /dev/full).
+    /// A run still going after `timeout` seconds is killed and marked `timedOut`.
     static func run(_ arguments: [String], stdin: Data? = nil, in directory: URL = packageRoot,
-                    keepStdinOpen: Bool = false, interruptWhenReady: Bool = false, timeout: Double = 60) async throws -> CommandRun {
+                    keepStdinOpen: Bool = false, interruptWhenReady: Bool = false, stdoutTo: FileHandle? = nil,
+                    timeout: Double = 60) async throws -> CommandRun {
         let executable = try #require(executable)
         return try await withCheckedThrowingContinuation { continuation in
             // Blocking waits get threads of their own: not the cooperative pool, and not Dispatch's
@@ -479,7 +493,7 @@ enum CLI {
             Thread.detachNewThread {
                 continuation.resume(with: Result {
                     try runBlocking(executable, arguments, stdin: stdin, in: directory, keepStdinOpen: keepStdinOpen,
-                                    interruptWhenReady: interruptWhenReady, timeout: timeout)
+                                    interruptWhenReady: interruptWhenReady, stdoutTo: stdoutTo, timeout: timeout)
                 })
             }
         }
@@ -490,14 +504,14 @@ enum CLI {
     }
 
     private static func runBlocking(_ executable: URL, _ arguments: [String], stdin: Data?, in directory: URL,
-                                    keepStdinOpen: Bool, interruptWhenReady: Bool, timeout: Double) throws -> CommandRun {
+                                    keepStdinOpen: Bool, interruptWhenReady: Bool, stdoutTo: FileHandle?, timeout: Double) throws -> CommandRun {
         signal(SIGPIPE, SIG_IGN)  // a child that exits early must not take the test runner down with EPIPE
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
-        process.standardOutput = outPipe
+        process.standardOutput = stdoutTo ?? outPipe
         process.standardError = errPipe
         process.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
         let exited = DispatchSemaphore(value: 0)
@@ -534,6 +548,7 @@ enum CLI {
             exited.wait()
         }
         if keepStdinOpen { try? inPipe.fileHandleForWriting.close() }
+        if stdoutTo != nil { try? outPipe.fileHandleForWriting.close() }  // the reader gets EOF
         readers.wait()
         return CommandRun(status: process.terminationStatus, stdout: out.data.withLock { $0 },
                           stderr: err.data.withLock { $0 }, timedOut: timedOut)
