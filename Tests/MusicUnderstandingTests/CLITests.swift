@@ -17,6 +17,7 @@ struct CLITests {
         let run = try await CLI.fixtureFolderRun.value
         #expect(!run.timedOut)
         #expect(run.status == 1, "some fixtures are undecodable: exit status 1; stderr: \(run.err)")
+        #expect(run.err.isEmpty, "error records go to stdout; no progress bar without a terminal: \(run.err)")
         let expected = try FixtureExpectations.load()
         let validator = try SchemaValidator.reportSchema()
         var seen: [String: Int] = [:]
