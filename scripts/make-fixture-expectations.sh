@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates Fixtures/expected.json: what `cadenza analyze` must report for every committed
+# Regenerates Tests/MusicUnderstandingTests/Resources/fixtures-expected.json: what `cadenza analyze` must report for every committed
 # fixture, measured by tools independent of Cadenza (Tests/MusicUnderstandingTests/CLITests.swift
 # checks the command-line tool against it).
 #
@@ -28,7 +28,7 @@
 set -euo pipefail
 
 DIR="${1:-$(cd "$(dirname "$0")/../Fixtures" && pwd)}"
-OUT="$DIR/expected.json"
+OUT="$(cd "$(dirname "$0")/.." && pwd)/Tests/MusicUnderstandingTests/Resources/fixtures-expected.json"
 
 declare -A ERRORS=(
   [notes.mp3]=decodeFailed
@@ -40,7 +40,7 @@ declare -A ERRORS=(
 )
 declare -A SKIPPED=([cover.png]=noAudioStream)
 declare -A DAMAGED=([truncated.mp3]=1 [header_overclaims.wav]=1)
-NOT_FIXTURES=" README.md expected.json "
+NOT_FIXTURES=" README.md "
 
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || { echo "needs ffmpeg and ffprobe" >&2; exit 1; }
 TMP="$(mktemp -d)"

@@ -5,7 +5,7 @@ import Testing
 /// End-to-end tests of the `cadenza` executable, run as a user runs it: a child process with
 /// arguments, standard input, output and exit status. The executable is the one `swift test` builds
 /// beside the tests (.build/<configuration>/cadenza). Expected values of the committed fixtures come
-/// from independent tools (ffprobe, ffmpeg's ebur128 filter) via Fixtures/expected.json, made by
+/// from independent tools (ffprobe, ffmpeg's ebur128 filter) via Tests/MusicUnderstandingTests/Resources/fixtures-expected.json, made by
 /// scripts/make-fixture-expectations.sh.
 @Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built: run `swift build` (`swift test` builds it)"))
 struct CLITests {
@@ -35,7 +35,7 @@ struct CLITests {
             } else if let bad = expected.bad[name] {
                 bad.check(report, path: path)
             } else {
-                Issue.record("a record for \(path), which is no audio fixture (README.md, expected.json and cover.png are skipped)")
+                Issue.record("a record for \(path), which is no audio fixture (README.md and cover.png are skipped)")
             }
         }
         #expect(Set(seen.keys) == Set(expected.good.keys).union(expected.bad.keys), "one record per input")
@@ -374,7 +374,7 @@ struct CLITests {
 
 // MARK: - Expectations
 
-/// Fixtures/expected.json (scripts/make-fixture-expectations.sh).
+/// Tests/MusicUnderstandingTests/Resources/fixtures-expected.json (scripts/make-fixture-expectations.sh).
 struct FixtureExpectations: Decodable {
     /// A decodable fixture: stream parameters from ffprobe and ffmpeg's decoder, loudness from ffmpeg's ebur128.
     struct Good: Decodable {
@@ -433,7 +433,7 @@ struct FixtureExpectations: Decodable {
     var skipped: [String: Bad]
 
     static func load() throws -> FixtureExpectations {
-        try JSONDecoder().decode(Self.self, from: Data(contentsOf: CLI.fixtures.appendingPathComponent("expected.json")))
+        try JSONDecoder().decode(Self.self, from: Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/MusicUnderstandingTests/Resources/fixtures-expected.json")))
     }
 }
 

@@ -19,7 +19,7 @@ public struct InputDiscovery: Sendable {
     public static let ignoredExtensions: Set<String> = [
         "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "ico", "svg",
         "txt", "nfo", "cue", "log", "m3u", "m3u8", "pls", "xspf", "md", "pdf", "db", "ini", "sfv", "md5",
-        "sha1", "sha256", "accurip", "lrc", "xml", "json", "html", "htm", "url", "ds_store", "tmp", "part",
+        "sha1", "sha256", "accurip", "lrc", "xml", "html", "htm", "url", "ds_store", "tmp", "part",
         "mid", "midi", "kar",
     ]
 
