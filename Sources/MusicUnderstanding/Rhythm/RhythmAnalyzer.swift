@@ -1,12 +1,174 @@
-// STUB: the rhythm helper replaces this.
+import Foundation
 
 /// Beat tracking, tempo and downbeats from the shared onset features.
+///
+/// Pipeline (each step cites its method in its own type):
+/// 1. `TempoEstimator`: global tempo from the averaged autocorrelation of the onset strength
+///    with a perceptual tempo prior (Ellis 2007; Klapuri et al. 2006); a weak periodicity peak
+///    (silence, noise) gives no beats at all.
+/// 2. `BeatTracker`: HMM over beat period × beat position (Krebs, Böck & Widmer 2015) around
+///    the global tempo, so beats follow tempo changes without drifting; each beat is then moved
+///    to the onset peak nearby with parabolic interpolation (sub-frame precision).
+/// 3. `DownbeatTracker`: meter (3 or 4) and bar phase from beat-synchronous harmonic change,
+///    low-band onsets and accents (Durand et al. 2015), decoded with a bar-position Viterbi.
 public struct RhythmAnalyzer: Sendable {
+    /// Settings of the rhythm analysis, with documented defaults.
+    public struct Configuration: Sendable, Hashable {
+        /// Lowest tempo considered, BPM (default 40).
+        public var minimumBPM: Double = 40
+        /// Highest tempo considered, BPM (default 240).
+        public var maximumBPM: Double = 240
+        /// Centre of the log-Gaussian tempo prior, BPM (default 120; Ellis 2007, Moelants &
+        /// McKinney 2004).
+        public var preferredBPM: Double = 120
+        /// Width of the tempo prior, octaves (default 1.0).
+        public var tempoPriorOctaves: Double = 1.0
+        /// Autocorrelation window, seconds (default 8).
+        public var tempoWindowSeconds: Double = 8
+        /// Longest autocorrelation lag, seconds (default 4.5: three periods at 40 BPM).
+        public var maximumLagSeconds: Double = 4.5
+        /// Minimum pulse salience (mean normalised autocorrelation at the beat period) for
+        /// beats to be reported (default 0.1; white noise gives about 0.02).
+        public var minimumSalience: Double = 0.1
+        /// Beat periods tracked, as a factor around the global period: from `period /
+        /// tempoRange` to `period * tempoRange` (default 1.4, enough for a 100→130 BPM ramp).
+        public var tempoRange: Double = 1.4
+        /// Tempo-change sharpness λ of the transition model (default 100, Krebs 2015).
+        public var transitionLambda: Double = 100
+        /// Largest relative period change from one beat to the next (default 0.2).
+        public var maximumPeriodChange: Double = 0.2
+        /// Observation λ: the beat states are the first and last `τ / λ` positions (default 16,
+        /// Krebs 2015).
+        public var observationLambda: Double = 16
+        /// Scale of the activation: `a = activationScale * onset / localReference` clipped to
+        /// `[activationFloor, 0.95]` (default 0.5).
+        public var activationScale: Double = 0.5
+        /// Smallest activation (default 0.02).
+        public var activationFloor: Double = 0.02
+        /// Window of the local reference level of the onset curve, seconds (default 4).
+        public var activationWindowSeconds: Double = 4
+        /// Weight of the low-band onset curve added to the broadband one for beat tracking
+        /// (default 0.5).
+        public var lowBandBeatWeight: Float = 0.5
+        /// Radius of the search for the onset peak near each beat, frames (default 2).
+        public var refinementRadius: Int = 2
+        /// Meters (beats per bar) considered (default 3 and 4).
+        public var meters: [Int] = [3, 4]
+        /// Weight of harmonic change in the downbeat salience (default 1).
+        public var harmonicWeight: Double = 1
+        /// Weight of low-band onsets in the downbeat salience (default 0.7).
+        public var lowOnsetWeight: Double = 0.7
+        /// Weight of broadband accents in the downbeat salience (default 0.4).
+        public var accentWeight: Double = 0.4
+        /// Beats on each side compared for harmonic change (default 2).
+        public var harmonicContextBeats: Int = 2
+        /// Scale of the downbeat salience in the bar Viterbi (default 1).
+        public var downbeatSharpness: Double = 1
+        /// Probability of a bar re-phasing jump per beat (default 1e-3).
+        public var barJumpProbability: Double = 1e-3
+        /// Probability of a meter change per beat (default 1e-6).
+        public var meterChangeProbability: Double = 1e-6
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The settings in use.
+    public var configuration: Configuration
+
     /// Creates the analyzer.
-    public init() {}
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
 
     /// Analyses the features of one input.
     public func analyze(_ features: SharedFeatures) -> RhythmResult {
-        RhythmResult(beats: [], bars: [], beatsPerMinute: nil)
+        let empty = RhythmResult(beats: [], bars: [], beatsPerMinute: nil)
+        guard let onset = features.onset, onset.count > 0, onset.frameRate > 0 else { return empty }
+        let fps = onset.frameRate
+        // Beat-tracking curve: broadband plus low-band flux.
+        var curve = onset.strength
+        if onset.lowStrength.count == curve.count, configuration.lowBandBeatWeight != 0 {
+            for i in curve.indices { curve[i] += configuration.lowBandBeatWeight * onset.lowStrength[i] }
+        }
+        guard curve.allSatisfy({ $0.isFinite }) else { return empty }
+        let estimator = TempoEstimator(configuration: configuration)
+        guard let tempo = estimator.estimate(curve, frameRate: fps),
+              tempo.salience >= configuration.minimumSalience else { return empty }
+        let activation = makeActivation(curve, frameRate: fps)
+        let minPeriod = Int((tempo.period / configuration.tempoRange).rounded(.down))
+        let maxPeriod = Int((tempo.period * configuration.tempoRange).rounded(.up))
+        let tracker = BeatTracker(configuration: configuration)
+        var beatFrames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod)
+        beatFrames = trimToActivity(beatFrames, curve: curve, period: tempo.period)
+        guard beatFrames.count >= 2 else { return empty }
+        let beatTimes = beatFrames.map { refine($0, curve: curve) / fps }
+        // Tempo: median of inter-beat intervals averaged over 4 beats (sub-frame resolution).
+        var spans: [Double] = []
+        let step = min(4, beatTimes.count - 1)
+        for i in 0..<(beatTimes.count - step) { spans.append((beatTimes[i + step] - beatTimes[i]) / Double(step)) }
+        spans.sort()
+        let ibi = spans[spans.count / 2]
+        let bpm: Float? = ibi > 0 ? Float(60 / ibi) : nil
+        var bars: [Double] = []
+        var beatsPerBar: Int?
+        let downbeats = DownbeatTracker(configuration: configuration)
+        let salience = downbeats.salience(beatFrames: beatFrames, onset: onset)
+        if let decoded = downbeats.decode(salience) {
+            bars = decoded.downbeatIndices.map { beatTimes[$0] }
+            beatsPerBar = decoded.beatsPerBar
+        }
+        return RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
+                            beatsPerBar: bars.isEmpty ? nil : beatsPerBar)
+    }
+
+    /// Maps the onset curve to an activation in `(0, 1)`: the curve relative to a moving
+    /// reference level (the local mean over `activationWindowSeconds`), scaled and clipped.
+    func makeActivation(_ curve: [Float], frameRate: Double) -> [Float] {
+        let n = curve.count
+        let half = max(1, Int(configuration.activationWindowSeconds * frameRate / 2))
+        // Prefix sums for the moving mean.
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + Double(curve[i]) }
+        let globalMean = prefix[n] / Double(max(1, n))
+        var out = [Float](repeating: Float(configuration.activationFloor), count: n)
+        let floor = configuration.activationFloor
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n, i + half + 1)
+            let mean = (prefix[hi] - prefix[lo]) / Double(hi - lo)
+            let ref = 4 * max(mean, 0.25 * globalMean, 1e-6)
+            let a = configuration.activationScale * Double(curve[i]) / ref
+            out[i] = Float(min(0.95, max(floor, a)))
+        }
+        return out
+    }
+
+    /// Removes beats in the silent head and tail (more than half a period outside the span of
+    /// onset activity).
+    func trimToActivity(_ beats: [Int], curve: [Float], period: Double) -> [Int] {
+        guard let maxValue = curve.max(), maxValue > 0 else { return [] }
+        let threshold = 0.05 * maxValue
+        guard let first = curve.firstIndex(where: { $0 > threshold }),
+              let last = curve.lastIndex(where: { $0 > threshold }) else { return [] }
+        let margin = Int(period / 2)
+        return beats.filter { $0 >= first - margin && $0 <= last + margin }
+    }
+
+    /// Moves a beat to the largest onset peak within `refinementRadius` frames, with parabolic
+    /// interpolation of the peak; returns the fractional frame.
+    func refine(_ frame: Int, curve: [Float]) -> Double {
+        let r = configuration.refinementRadius
+        guard r > 0, frame >= 0, frame < curve.count else { return Double(frame) }
+        var best = frame
+        let lo = max(1, frame - r), hi = min(curve.count - 2, frame + r)
+        guard lo <= hi else { return Double(frame) }
+        for i in lo...hi where curve[i] > curve[best] { best = i }
+        guard best > 0, best < curve.count - 1, curve[best] > 0,
+              curve[best] >= curve[best - 1], curve[best] >= curve[best + 1] else { return Double(frame) }
+        let y0 = Double(curve[best - 1]), y1 = Double(curve[best]), y2 = Double(curve[best + 1])
+        let den = y0 - 2 * y1 + y2
+        var offset = 0.0
+        if den < 0 { offset = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
+        return Double(best) + offset
     }
 }
