@@ -25,7 +25,7 @@ struct BeatTracker: Sendable {
 
     /// Decodes beat frames from `activation` (values in `(0, 1)`), with beat periods between
     /// `minPeriod` and `maxPeriod` frames.
-    func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int) -> [Int] {
+    func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let n = activation.count
         let lo = max(2, minPeriod), hi = min(max(lo, maxPeriod), lo + 250)
         guard n > hi else { return [] }
@@ -48,7 +48,12 @@ struct BeatTracker: Sendable {
                 if abs(ratio - 1) <= maxChange { row[j] = exp(-lambda * abs(ratio - 1)) }
                 sum += row[j]
             }
-            for j in 0..<m where row[j] > 0 { logTrans[i * m + j] = log(row[j] / sum) }
+            for j in 0..<m where row[j] > 0 {
+                // Tempo prior: a log-Gaussian around the global period, so that the tracker
+                // follows gradual changes but does not settle on a metrically related level.
+                let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
+                logTrans[i * m + j] = log(row[j] / sum) - configuration.periodPriorWeight * octaves * octaves
+            }
         }
         // Beat-state half widths.
         let beatWidth = periods.map { max(1, Int((Double($0) / configuration.observationLambda).rounded())) }

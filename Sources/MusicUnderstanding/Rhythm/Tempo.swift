@@ -94,7 +94,7 @@ struct TempoEstimator: Sendable {
             // Only local maxima of the autocorrelation are candidate periods.
             guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
             let tau = Double(l)
-            let harmonic = a[l] + 0.5 * at(2 * tau) + (1.0 / 3.0) * at(3 * tau)
+            let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
             let z = log2(tau / centre) / sigma
             let score = harmonic * exp(-0.5 * z * z)
             if score > bestScore { bestScore = score; bestLag = l }
