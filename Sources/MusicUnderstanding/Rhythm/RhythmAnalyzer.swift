@@ -37,6 +37,12 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the autocorrelation at three times the period in the tempo score
         /// (default 1/3).
         public var harmonic3: Double = 1.0 / 3.0
+        /// Ratio of the autocorrelation at half the period to that at the period above which
+        /// the level counts as a grouping of a faster pulse (default 0.8).
+        public var subdivisionRatio: Double = 0.8
+        /// Strength of the grouping penalty `exp(−penalty · (ratio − subdivisionRatio))`
+        /// (default 4).
+        public var subdivisionPenalty: Double = 4
         /// Constant added to every beat time, seconds, compensating the detection latency of
         /// the log-compressed flux, which rises as soon as an onset enters the window's
         /// leading edge (default 0.02, measured on click tracks and drum onsets).

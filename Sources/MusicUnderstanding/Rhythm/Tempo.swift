@@ -22,7 +22,9 @@ struct TempoEstimate: Sendable {
 /// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
 /// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
-/// Moelants & McKinney 2004), so the tempo reported is the level a listener taps.
+/// Moelants & McKinney 2004), so the tempo reported is the level a listener taps. A level
+/// whose half period is as periodic as the level itself is penalised: its "beats" are only a
+/// grouping of an equally strong faster pulse.
 struct TempoEstimator: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
@@ -96,7 +98,11 @@ struct TempoEstimator: Sendable {
             let tau = Double(l)
             let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
             let z = log2(tau / centre) / sigma
-            let score = harmonic * exp(-0.5 * z * z)
+            // A level whose half period pulses as strongly as itself is a grouping of a faster
+            // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
+            let sub = at(tau / 2) / a[l]
+            let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
+            let score = harmonic * grouping * exp(-0.5 * z * z)
             if score > bestScore { bestScore = score; bestLag = l }
         }
         guard bestLag > 0 else { return nil }
