@@ -1,5 +1,6 @@
 #ifndef CADENZA_CFFMPEG_SHIM_H
 #define CADENZA_CFFMPEG_SHIM_H
+#include <errno.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
@@ -7,4 +8,51 @@
 #include <libavutil/opt.h>
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
+
+/* FFmpeg's error macros are function-like or FFERRTAG expressions, which Swift does not import. */
+
+/** AVERROR(e) for a POSIX errno value. */
+static inline int cadenza_averror(int e) { return AVERROR(e); }
+/** AVERROR_EOF. */
+static inline int cadenza_averror_eof(void) { return AVERROR_EOF; }
+/** AVERROR_INVALIDDATA. */
+static inline int cadenza_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/** AVERROR_STREAM_NOT_FOUND. */
+static inline int cadenza_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+/** AVERROR_DECODER_NOT_FOUND. */
+static inline int cadenza_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+
+/**
+ * Converts one decoded frame (any sample format, planar or packed) to packed float in `out`,
+ * which has room for `out_count` sample frames. With `frame == NULL` drains the resampler.
+ * Returns the number of sample frames written, or a negative AVERROR.
+ */
+static inline int cadenza_swr_convert_frame(SwrContext *s, float *out, int out_count, const AVFrame *frame) {
+    uint8_t *o[1] = { (uint8_t *)out };
+    if (!frame)
+        return swr_convert(s, o, out_count, NULL, 0);
+    return swr_convert(s, o, out_count, (const uint8_t **)frame->extended_data, frame->nb_samples);
+}
+
+/**
+ * Converts `in_count` packed float sample frames from `in` (NULL drains) into `out`.
+ * Returns the number of sample frames written, or a negative AVERROR.
+ */
+static inline int cadenza_swr_convert_packed(SwrContext *s, float *out, int out_count, const float *in, int in_count) {
+    uint8_t *o[1] = { (uint8_t *)out };
+    const uint8_t *i[1] = { (const uint8_t *)in };
+    return swr_convert(s, o, out_count, in ? i : NULL, in ? in_count : 0);
+}
+
+/**
+ * Copies `src` into `dst` (which must be uninitialised or zeroed), replacing an unspecified
+ * order by FFmpeg's default layout for the channel count. Returns 0 or a negative AVERROR.
+ */
+static inline int cadenza_layout_normalized(AVChannelLayout *dst, const AVChannelLayout *src) {
+    if (src->order == AV_CHANNEL_ORDER_UNSPEC) {
+        av_channel_layout_default(dst, src->nb_channels);
+        return 0;
+    }
+    return av_channel_layout_copy(dst, src);
+}
 #endif

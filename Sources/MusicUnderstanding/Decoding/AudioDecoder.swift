@@ -1,5 +1,3 @@
-// STUB: the decoding helper replaces this file with the FFmpeg implementation.
-
 /// Raw PCM on an input without a container (for `cadenza meter` on a pipe).
 public struct RawPCMFormat: Sendable, Hashable {
     /// Sample encoding of raw PCM.
@@ -25,7 +23,22 @@ public struct RawPCMFormat: Sendable, Hashable {
 }
 
 /// Decodes any file or stream FFmpeg can open to interleaved float PCM, chunk by chunk.
+///
+/// The first (best) audio stream is decoded with libavcodec and converted with libswresample to
+/// packed 32-bit float at the stream's native sample rate and channel layout, both taken from the
+/// first decoded frame. Should the decoder's output format change mid-stream, the converter is
+/// rebuilt so that every buffer keeps the first frame's rate and layout. Memory stays bounded:
+/// one chunk of a few hundred milliseconds is held at a time, whatever the length of the input.
+///
+/// Damaged input decodes as far as it can: undecodable packets are skipped (decoding gives up
+/// after ``maximumConsecutiveErrors`` in a row), and a file that ends before its header says it
+/// should is decoded to its end. Both are reported in ``damageNote``.
+///
+/// Not `Sendable`: it owns FFmpeg contexts and is used by one task at a time.
 public final class AudioDecoder {
+    /// Consecutive failed packets after which decoding stops, keeping what was decoded.
+    public static let maximumConsecutiveErrors = 100
+
     /// What is known about the input; `duration` becomes exact once decoding has finished.
     public private(set) var source: SourceInfo
     /// Native sample rate.
@@ -35,23 +48,31 @@ public final class AudioDecoder {
     /// Set when the data ended early or was damaged; what was decodable has been returned.
     public private(set) var damageNote: String?
 
+    private let reader: FFmpegAudioReader
+
     /// Opens `path` ("-" for standard input); with `rawFormat` the input is headerless PCM.
+    ///
+    /// Opening decodes the first frame, so the native format is known (and a file holding no
+    /// decodable audio fails here, not on the first ``read()``).
     public init(path: String, rawFormat: RawPCMFormat? = nil) throws(DecodingError) {
-        throw .corruptData(path: path, reason: "decoder not implemented")
+        let reader = try FFmpegAudioReader(path: path, rawFormat: rawFormat,
+                                           maximumConsecutiveErrors: Self.maximumConsecutiveErrors)
+        self.reader = reader
+        sampleRate = reader.sampleRate
+        channels = reader.channels
+        source = SourceInfo(path: path, duration: reader.estimatedDuration, sampleRate: reader.sampleRate,
+                            channels: reader.channels.count, codec: reader.codecName)
     }
 
     /// The next chunk of audio at the native rate and layout, or `nil` at the end of the input.
-    public func read() throws(DecodingError) -> PCMBuffer? { nil }
-}
-
-/// Downmixes interleaved PCM to mono and resamples it to the analysis rate (libswresample).
-public final class MonoResampler {
-    /// Creates a resampler from `inputRate` with `channelCount` channels to mono at `outputRate`.
-    public init(inputRate: Double, channels: [AudioChannel], outputRate: Double) throws(DecodingError) {}
-
-    /// Converts one buffer; the output may lag the input by the filter delay.
-    public func process(_ buffer: PCMBuffer) -> [Float] { [] }
-
-    /// Returns the samples still held in the filter at the end of the input.
-    public func flush() -> [Float] { [] }
+    ///
+    /// Chunks from files hold about 16k sample frames; with a raw PCM format (a live input) each
+    /// chunk is handed out as soon as the demuxer delivers it (at most about 0.1 s of audio).
+    public func read() throws(DecodingError) -> PCMBuffer? {
+        let samples = reader.readChunk()
+        damageNote = reader.damageNote
+        if reader.isFinished { source.duration = reader.decodedDuration }
+        guard let samples else { return nil }
+        return PCMBuffer(sampleRate: Double(sampleRate), channels: channels, samples: samples)
+    }
 }

@@ -26,6 +26,10 @@ public actor MusicUnderstandingSession {
     /// What is known about the input: exact duration, rate, channels and codec once analysed.
     public private(set) var source: SourceInfo
 
+    /// Set after `analyze` when the input was damaged (e.g. truncated) and only what could be
+    /// decoded was analysed.
+    public private(set) var damageNote: String?
+
     /// Loudness as the analysis runs: one ``LoudnessResult`` per 100 ms of audio, holding that
     /// step's momentary and short-term value and the integrated loudness, range, sample peak and
     /// true peak so far. The sequence finishes when `analyze` returns (or throws its error).
@@ -94,7 +98,7 @@ public actor MusicUnderstandingSession {
         let onStep: (@Sendable (LoudnessStep) -> Void)? = streamLoudness ? Self.forwarder(to: continuation) : nil
 
         do {
-            let outcome: (SessionResult, SourceInfo)
+            let outcome: (SessionResult, SourceInfo, String?)
             switch input {
             case .file(let path, let rawFormat):
                 outcome = try await withTaskCancellationHandler {
@@ -108,6 +112,7 @@ public actor MusicUnderstandingSession {
                 } onCancel: { flag.cancel() }
             }
             source = outcome.1
+            damageNote = outcome.2
             continuation.finish()
             return outcome.0
         } catch {
@@ -129,7 +134,7 @@ public actor MusicUnderstandingSession {
     }
 
     private static func runFile(path: String, rawFormat: RawPCMFormat?, types: Set<AnalysisType>,
-                                flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) throws -> (SessionResult, SourceInfo) {
+                                flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) throws -> (SessionResult, SourceInfo, String?) {
         let decoder: AudioDecoder
         do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat) } catch { throw AnalysisError.decoding(error) }
         let pipeline = AnalysisPipeline(types: types, onLoudnessStep: onStep)
@@ -143,11 +148,11 @@ public actor MusicUnderstandingSession {
         if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
         var source = decoder.source
         source.duration = Double(pipeline.framesIn) / Double(decoder.sampleRate)
-        return (pipeline.finish(), source)
+        return (pipeline.finish(), source, decoder.damageNote)
     }
 
     private static func runProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, types: Set<AnalysisType>,
-                                    flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) async throws -> (SessionResult, SourceInfo) {
+                                    flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) async throws -> (SessionResult, SourceInfo, String?) {
         let path = "<audio provider>"
         let pipeline = AnalysisPipeline(types: types, onLoudnessStep: onStep)
         var rate = 0.0, channels = 0
@@ -159,9 +164,10 @@ public actor MusicUnderstandingSession {
             channels = buffer.channelCount
         }
         if flag.isCancelled { throw AnalysisError.cancelled }
+        if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
         let source = SourceInfo(path: path, duration: rate > 0 ? Double(pipeline.framesIn) / rate : 0,
                                 sampleRate: rate > 0 ? Int(rate) : nil, channels: channels > 0 ? channels : nil, codec: "pcm_f32")
-        return (pipeline.finish(), source)
+        return (pipeline.finish(), source, nil)
     }
 }
 

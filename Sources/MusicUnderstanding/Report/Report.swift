@@ -1,0 +1,97 @@
+import Foundation
+
+/// One line of output: the report of one analysed input, or an error record, as the report
+/// contract (`schemaVersion` 1) defines it.
+public struct Report: Sendable, Codable {
+    /// The contract version written by this library.
+    public static let schemaVersion = 1
+
+    /// An error record's reason.
+    public struct ErrorInfo: Sendable, Codable, Hashable {
+        /// Stable machine-readable code, e.g. `fileNotFound`, `decodeFailed`, `analysisUnavailable`.
+        public var code: String
+        /// Human-readable reason naming the input.
+        public var message: String
+        /// Creates an error description.
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// Always ``schemaVersion``.
+    public var schemaVersion: Int = Report.schemaVersion
+    /// The input.
+    public var source: SourceInfo
+    /// Why the input could not be analysed; `nil` for a report.
+    public var error: ErrorInfo?
+    /// Set when the input was damaged but partly analysed (e.g. a truncated file). Extra field.
+    public var warning: String?
+    /// The analysis results; `nil` for an error record.
+    public var result: SessionResult?
+
+    /// A report of a successful analysis.
+    public init(source: SourceInfo, result: SessionResult, warning: String? = nil) {
+        self.source = source
+        self.result = result
+        self.warning = warning
+    }
+
+    /// An error record.
+    public init(path: String, error: any Error) {
+        self.source = SourceInfo(path: path)
+        switch error {
+        case let e as AnalysisError: self.error = ErrorInfo(code: e.code, message: e.description)
+        case let e as DecodingError: self.error = ErrorInfo(code: e.code, message: e.description)
+        default: self.error = ErrorInfo(code: "internalError", message: "\(path): \(error)")
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, source, error, warning
+        case key, rhythm, structure, pace, instrumentActivity, loudness
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        source = try c.decode(SourceInfo.self, forKey: .source)
+        error = try c.decodeIfPresent(ErrorInfo.self, forKey: .error)
+        warning = try c.decodeIfPresent(String.self, forKey: .warning)
+        if error == nil {
+            result = SessionResult(
+                key: try c.decodeIfPresent(KeyResult.self, forKey: .key),
+                rhythm: try c.decodeIfPresent(RhythmResult.self, forKey: .rhythm),
+                structure: try c.decodeIfPresent(StructureResult.self, forKey: .structure),
+                pace: try c.decodeIfPresent(PaceResult.self, forKey: .pace),
+                instrumentActivity: try c.decodeIfPresent(InstrumentActivityResult.self, forKey: .instrumentActivity),
+                loudness: try c.decodeIfPresent(LoudnessResult.self, forKey: .loudness))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+        try c.encode(source, forKey: .source)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(warning, forKey: .warning)
+        if let result {
+            try c.encodeIfPresent(result.key, forKey: .key)
+            try c.encodeIfPresent(result.rhythm, forKey: .rhythm)
+            try c.encodeIfPresent(result.structure, forKey: .structure)
+            try c.encodeIfPresent(result.pace, forKey: .pace)
+            try c.encodeIfPresent(result.instrumentActivity, forKey: .instrumentActivity)
+            try c.encodeIfPresent(result.loudness, forKey: .loudness)
+        }
+    }
+
+    /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).
+    public func jsonLine() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(self) { return data }
+        // Encoding only fails on values the types above never produce; degrade to an error record.
+        let fallback = Report(path: source.path, error: AnalysisError.inconsistentFormat("report could not be encoded"))
+        return (try? encoder.encode(fallback)) ?? Data("{\"schemaVersion\":1,\"source\":{\"path\":\"\"},\"error\":{\"code\":\"internalError\",\"message\":\"unencodable report\"}}".utf8)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import MusicUnderstanding
+
+/// `cadenza bench FILE`
+enum BenchCommand {
+    static let spec = CommandSpec(
+        name: "bench",
+        abstract: "Measure analysis speed on one file, beside ffmpeg's ebur128 filter on the same file.",
+        usage: "cadenza bench [--repeat <n>] [--no-peer] <file>",
+        options: [
+            OptionSpec(names: ["--repeat", "-r"], value: "n", help: "Runs per stage; the fastest counts (default 3)."),
+            OptionSpec(names: ["--no-peer"], value: nil, help: "Do not run ffmpeg's ebur128 filter for comparison."),
+        ],
+        discussion: """
+            Every stage runs on one core. Times are process CPU seconds; 'x real time' is the audio \
+            duration divided by them. The peer is `ffmpeg -af ebur128=peak=true` (decode included, as ours).
+            Prints a Markdown table.
+            """)
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let args = Cadenza.parse(arguments, spec) else { return 2 }
+        guard args.positionals.count == 1, let path = args.positionals.first else {
+            Cadenza.usageFailure("bench takes exactly one file", spec)
+        }
+        let repeats: Int
+        do { repeats = try args.int("--repeat", range: 1...100) ?? 3 } catch { Cadenza.usageFailure(error.description, spec) }
+        let bench = Benchmark(path: path, repetitions: repeats)
+        do {
+            let duration = try bench.duration()
+            var rows: [Benchmark.Measurement] = []
+            rows.append(try bench.measureDecode(duration: duration))
+            rows.append(try await bench.measureAnalysis([.loudness], duration: duration))
+            if !args.flag("--no-peer"), let ffmpeg = which("ffmpeg") {
+                rows.append(try bench.measureCommand(
+                    "ffmpeg ebur128=peak=true (peer)", executable: ffmpeg,
+                    arguments: ["-nostdin", "-hide_banner", "-threads", "1", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],
+                    duration: duration))
+            }
+            rows.append(try await bench.measureAnalysis([.rhythm], duration: duration))
+            rows.append(try await bench.measureAnalysis([.rhythm, .key], duration: duration))
+            rows.append(try await bench.measureAnalysis(AnalysisType.available, duration: duration))
+            print("File: \(path) (\(String(format: "%.1f", duration)) s)\n")
+            print("| stage | CPU s | wall s | x real time |")
+            print("|---|---:|---:|---:|")
+            for r in rows {
+                print("| \(r.name) | \(String(format: "%.3f", r.cpuSeconds)) | \(String(format: "%.3f", r.wallSeconds)) | \(String(format: "%.0f", r.realTimeFactor)) |")
+            }
+            if let ours = rows.first(where: { $0.name == "decode + loudness" }),
+               let peer = rows.first(where: { $0.name.hasPrefix("ffmpeg") }) {
+                print("\nLoudness speed vs ffmpeg ebur128: \(String(format: "%.2f", peer.cpuSeconds / max(ours.cpuSeconds, 1e-9)))x")
+            }
+            return 0
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+    }
+
+    static func which(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import MusicUnderstanding
+
+/// `cadenza`: the command-line front end. It parses arguments and formats output; every
+/// analysis lives in the MusicUnderstanding library.
+@main
+struct Cadenza {
+    static let version = "0.1.0"
+
+    static let overview = """
+        OVERVIEW: Cadenza \(version): music understanding for Linux (key, rhythm, loudness; \
+        structure, pace and instrument activity in later versions).
+
+        USAGE: cadenza <command> [options]
+
+        COMMANDS:
+          analyze     Analyse audio files and folders; NDJSON reports on stdout or one JSON per input.
+          meter       Live EBU R128 loudness of a stream (stdin or anything FFmpeg opens).
+          bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
+
+        See 'cadenza <command> --help' for the options of a command.
+        """
+
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first else {
+            printError(overview)
+            exit(2)
+        }
+        arguments.removeFirst()
+        let status: Int32
+        switch command {
+        case "analyze": status = await AnalyzeCommand.run(arguments)
+        case "meter": status = await MeterCommand.run(arguments)
+        case "bench": status = await BenchCommand.run(arguments)
+        case "--help", "-h", "help":
+            print(overview)
+            status = 0
+        case "--version":
+            print(version)
+            status = 0
+        default:
+            printError("error: unknown command '\(command)'\n\n" + overview)
+            status = 2
+        }
+        exit(status)
+    }
+
+    /// Parses `arguments` for `spec`; prints help (exit 0) or the usage error (exit 2) itself.
+    static func parse(_ arguments: [String], _ spec: CommandSpec) -> ParsedArguments? {
+        do {
+            let parsed = try ParsedArguments(arguments, spec: spec)
+            if parsed.wantsHelp {
+                print(spec.help)
+                exit(0)
+            }
+            return parsed
+        } catch {
+            usageFailure(error.description, spec)
+        }
+    }
+
+    static func usageFailure(_ message: String, _ spec: CommandSpec) -> Never {
+        printError("error: \(message)\nUSAGE: \(spec.usage)\nSee 'cadenza \(spec.name) --help'.")
+        exit(2)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MusicUnderstanding
+
+/// `cadenza meter [PATH|-]`
+enum MeterCommand {
+    static let spec = CommandSpec(
+        name: "meter",
+        abstract: "Live EBU R128 loudness: one line per 100 ms of audio.",
+        usage: "cadenza meter [--format f32le|s16le --rate <hz> --channels <n>] [--ndjson] [PATH|-]",
+        options: [
+            OptionSpec(names: ["--format", "-f"], value: "fmt",
+                       help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels)."),
+            OptionSpec(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input."),
+            OptionSpec(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input."),
+            OptionSpec(names: ["--ndjson"], value: nil, help: "Print NDJSON even when stdout is a terminal."),
+        ],
+        discussion: """
+            The input is '-' (standard input, the default) or anything FFmpeg opens (a file, a URL, a device). \
+            Without --format it is decoded by FFmpeg; with --format it is headerless PCM.
+            Each 100 ms gives one NDJSON line {"time", "momentary", "shortTerm", "integrated", \
+            "loudnessRange", "truePeak"} (LUFS, LU, dBTP; null where minus infinity or not yet defined); \
+            on a terminal a live display instead. At end of input or Ctrl-C a summary goes to stderr.
+            """)
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let args = Cadenza.parse(arguments, spec) else { return 2 }
+        if args.positionals.count > 1 { Cadenza.usageFailure("meter takes one input", spec) }
+        let path = args.positionals.first ?? "-"
+        var raw: RawPCMFormat?
+        do throws(UsageError) {
+            if let f = args.value("--format") {
+                guard let format = RawPCMFormat.SampleFormat(rawValue: f) else {
+                    throw UsageError(description: "invalid value '\(f)' for --format: expected f32le or s16le")
+                }
+                guard let rate = try args.int("--rate", range: 1...768_000),
+                      let channels = try args.int("--channels", range: 1...64) else {
+                    throw UsageError(description: "--format needs --rate and --channels")
+                }
+                raw = RawPCMFormat(sampleFormat: format, sampleRate: rate, channels: channels)
+            } else if args.value("--rate") != nil || args.value("--channels") != nil {
+                throw UsageError(description: "--rate and --channels describe raw PCM: give --format too")
+            }
+        } catch {
+            Cadenza.usageFailure(error.description, spec)
+        }
+
+        let session: MusicUnderstandingSession
+        do {
+            session = try MusicUnderstandingSession(path: path, rawFormat: raw)
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
+        let display = (isatty(STDOUT_FILENO) == 1 && !args.flag("--ndjson")) ? LiveDisplay() : nil
+        let interrupt = SignalWatcher(signal: SIGINT) { Task { await session.cancel() } }
+        let printer = Task { () -> LoudnessResult? in
+            var last: LoudnessResult?
+            do {
+                for try await step in session.loudnessResults {
+                    last = step
+                    if let display { display.show(step) } else { emitLine(step) }
+                }
+            } catch {}
+            return last
+        }
+        var status: Int32 = 0
+        do {
+            try await session.analyze(for: [.loudness])
+        } catch AnalysisError.cancelled {
+            status = 0
+        } catch {
+            printError("error: \(error)")
+            status = 1
+        }
+        let last = await printer.value
+        interrupt.stop()
+        if let last { printError(summary(last)) }
+        return status
+    }
+
+    static func level(_ v: Float) -> String { v.isFinite ? String(format: "%.1f", v) : "-inf" }
+
+    static func summary(_ r: LoudnessResult) -> String {
+        """
+        Summary (\(String(format: "%.1f", r.integrated.time)) s):
+          Integrated loudness: \(level(r.integrated.value)) LUFS
+          Loudness range:      \(level(r.loudnessRange)) LU
+          True peak:           \(level(r.truePeak)) dBTP
+          Sample peak:         \(level(r.peak.value)) dBFS
+        """
+    }
+
+    static func json(_ v: Float) -> String {
+        v.isFinite ? String(format: "%.2f", v) : "null"
+    }
+
+    static func emitLine(_ r: LoudnessResult) {
+        let m = r.momentary.last?.value ?? -.infinity
+        let s = r.shortTerm.last?.value ?? -.infinity
+        let line = "{\"time\":\(String(format: "%.1f", r.integrated.time)),\"momentary\":\(json(m)),\"shortTerm\":\(json(s)),\"integrated\":\(json(r.integrated.value)),\"loudnessRange\":\(json(r.loudnessRange)),\"truePeak\":\(json(r.truePeak))}\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+}
+
+/// A live bar display of the meter on a terminal.
+final class LiveDisplay: Sendable {
+    private let drawn = Mutex(false)
+
+    func show(_ r: LoudnessResult) {
+        let m = r.momentary.last?.value ?? -.infinity
+        let s = r.shortTerm.last?.value ?? -.infinity
+        var text = drawn.withLock { d in
+            defer { d = true }
+            return d ? "\u{1B}[5A" : ""
+        }
+        text += row("Momentary", m, "LUFS") + row("Short-term", s, "LUFS") + row("Integrated", r.integrated.value, "LUFS")
+        text += "\u{1B}[2K  Range      \(MeterCommand.level(r.loudnessRange).leftPad(6)) LU\n"
+        text += "\u{1B}[2K  True peak  \(MeterCommand.level(r.truePeak).leftPad(6)) dBTP    t = \(String(format: "%.1f", r.integrated.time)) s\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private func row(_ label: String, _ v: Float, _ unit: String) -> String {
+        // Bar from -60 to 0 LUFS, 40 cells.
+        let cells = v.isFinite ? max(0, min(40, Int(((v + 60) / 60 * 40).rounded()))) : 0
+        let bar = String(repeating: "#", count: cells) + String(repeating: ".", count: 40 - cells)
+        return "\u{1B}[2K  \(label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(MeterCommand.level(v).leftPad(6)) \(unit) |\(bar)|\n"
+    }
+}
+
+extension String {
+    func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}
+
+import Synchronization

@@ -1,2 +1,0 @@
-import MusicUnderstanding
-print("cadenza")

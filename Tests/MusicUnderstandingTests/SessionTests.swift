@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Synthesised test signals shared by the session and batch tests.
+enum TestSignal {
+    /// A stereo sine, interleaved, at `amplitude` (peak), `seconds` long.
+    static func stereoSine(frequency: Double = 1000, amplitude: Float = 0.5, seconds: Double, rate: Double = 48_000) -> [Float] {
+        let n = Int(seconds * rate)
+        var out = [Float](repeating: 0, count: 2 * n)
+        for i in 0..<n {
+            let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / rate))
+            out[2 * i] = v
+            out[2 * i + 1] = v
+        }
+        return out
+    }
+
+    /// Splits interleaved stereo into buffers of `frames` frames.
+    static func buffers(_ samples: [Float], rate: Double = 48_000, frames: Int = 4800) -> [PCMBuffer] {
+        stride(from: 0, to: samples.count, by: 2 * frames).map { start in
+            PCMBuffer(sampleRate: rate, channelCount: 2, samples: Array(samples[start..<min(samples.count, start + 2 * frames)]))
+        }
+    }
+
+    /// An async provider sequence ending with `nil`.
+    static func provider(_ buffers: [PCMBuffer]) -> AsyncStream<PCMBuffer?> {
+        AsyncStream { c in
+            for b in buffers { c.yield(b) }
+            c.yield(nil)
+            c.finish()
+        }
+    }
+}
+
+@Suite struct SessionTests {
+    @Test func unavailableAnalysisThrowsAClearError() async throws {
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider([]))
+        await #expect(throws: AnalysisError.unavailable(.structure)) {
+            try await session.analyze(for: [.structure, .loudness])
+        }
+        #expect(AnalysisError.unavailable(.rhythm).description == "rhythm analysis is not available in this version")
+    }
+
+    @Test func missingFileNamesTheFile() async throws {
+        do {
+            _ = try await MusicUnderstandingSession(url: URL(fileURLWithPath: "/nonexistent/x.mp3"))
+            Issue.record("expected an error")
+        } catch let error as AnalysisError {
+            #expect(error == .decoding(.fileNotFound(path: "/nonexistent/x.mp3")))
+            #expect(error.description.contains("/nonexistent/x.mp3"))
+        }
+    }
+
+    @Test func emptyProviderIsZeroLength() async throws {
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider([]))
+        await #expect(throws: AnalysisError.decoding(.zeroLength(path: "<audio provider>"))) {
+            try await session.analyze(for: [.loudness])
+        }
+    }
+
+    @Test func requestedFieldsOnly() async throws {
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(TestSignal.stereoSine(seconds: 2))))
+        let result = try await session.analyze(for: [.loudness])
+        #expect(result.loudness != nil)
+        #expect(result.rhythm == nil && result.key == nil && result.structure == nil)
+        let source = await session.source
+        #expect(source.duration == 2.0)
+        #expect(source.channels == 2)
+    }
+
+    @Test func loudnessStreamsOneResultPer100ms() async throws {
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(TestSignal.stereoSine(seconds: 3), frames: 1234)))
+        let collector = Task { () -> [LoudnessResult] in
+            var all: [LoudnessResult] = []
+            for try await r in session.loudnessResults { all.append(r) }
+            return all
+        }
+        let result = try await session.analyze(for: [.loudness])
+        let streamed = try await collector.value
+        #expect(streamed.count == 30)
+        #expect(streamed.map(\.integrated.time) == (1...30).map { Double($0) / 10 })
+        // The last streamed step agrees with the final result.
+        if let last = streamed.last, let final = result.loudness {
+            #expect(abs(last.integrated.value - final.integrated.value) < 0.01)
+        }
+    }
+
+    @Test func cancelStopsAnalysis() async throws {
+        // An endless provider: only cancel() can end the analysis.
+        let endless = AsyncStream<PCMBuffer?> { c in
+            let buffer = PCMBuffer(sampleRate: 48_000, channelCount: 2, samples: TestSignal.stereoSine(seconds: 0.1))
+            let task = Task {
+                while !Task.isCancelled {
+                    c.yield(buffer)
+                    await Task.yield()
+                }
+            }
+            c.onTermination = { _ in task.cancel() }
+        }
+        let session = MusicUnderstandingSession(audioProvider: endless)
+        let run = Task { try await session.analyze(for: [.loudness]) }
+        try await Task.sleep(for: .milliseconds(200))
+        await session.cancel()
+        await #expect(throws: AnalysisError.cancelled) { try await run.value }
+    }
+
+    @Test func providerFormatChangeIsAnError() async throws {
+        let a = PCMBuffer(sampleRate: 48_000, channelCount: 2, samples: [Float](repeating: 0, count: 9600))
+        let b = PCMBuffer(sampleRate: 44_100, channelCount: 2, samples: [Float](repeating: 0, count: 8820))
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider([a, b]))
+        await #expect(throws: AnalysisError.self) { try await session.analyze(for: [.loudness]) }
+    }
+}
+
+@Suite struct BatchTests {
+    @Test func discoveryFindsAudioAndSkipsSidecars() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-discovery-\(UUID().uuidString)")
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        for name in ["a.mp3", "a.mp3.json", "a.mp3.truth.json", "cover.jpg", ".hidden.wav", "sub/b.flac", "notes.dat", "playlist.m3u"] {
+            try Data("x".utf8).write(to: dir.appendingPathComponent(name))
+        }
+        let found = InputDiscovery().inputs(from: [dir.path, "/no/such/file.wav"]).map {
+            $0.hasPrefix(dir.path) ? String($0.dropFirst(dir.path.count + 1)) : $0
+        }
+        #expect(found == ["a.mp3", "notes.dat", "sub/b.flac", "/no/such/file.wav"])
+    }
+
+    @Test func batchGivesOneRecordPerInputAndGoesOn() async throws {
+        let runner = BatchRunner(types: [.loudness], jobs: 2)
+        let collected = Collected()
+        await runner.run(inputs: ["/no/such/a.wav", "/no/such/b.mp3"]) { report in await collected.add(report) }
+        let reports = await collected.reports
+        #expect(reports.count == 2)
+        #expect(reports.allSatisfy { $0.error?.code == "fileNotFound" })
+        let validator = try SchemaValidator.reportSchema()
+        for r in reports { #expect(validator.validate(r.jsonLine()).isEmpty) }
+    }
+}
+
+actor Collected {
+    var reports: [Report] = []
+    func add(_ r: Report) { reports.append(r) }
+}
