@@ -52,16 +52,23 @@ enum MeterCommand {
             return 1
         }
         let display = (isatty(STDOUT_FILENO) == 1 && !args.flag("--ndjson")) ? LiveDisplay() : nil
-        let interrupt = SignalWatcher(signal: SIGINT) { Task { await session.cancel() } }
+        let latest = Mutex<LoudnessResult?>(nil)
+        let interrupt = SignalWatcher(signal: SIGINT) {
+            Task { await session.cancel() }
+            // A stalled input (no data arriving) cannot notice the cancellation: end anyway.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+                if let last = latest.withLock({ $0 }) { printError(summary(last)) }
+                exit(0)
+            }
+        }
         let printer = Task { () -> LoudnessResult? in
-            var last: LoudnessResult?
             do {
                 for try await step in session.loudnessResults {
-                    last = step
+                    latest.withLock { $0 = step }
                     if let display { display.show(step) } else { emitLine(step) }
                 }
             } catch {}
-            return last
+            return latest.withLock { $0 }
         }
         var status: Int32 = 0
         do {

@@ -81,3 +81,37 @@ import Testing
         #expect(ReportSink.outputPath(for: "/abs/../y.mp3", in: "out/") == "out/abs/y.mp3.json")
     }
 }
+
+@Suite struct ReportWriterTests {
+    /// The hand-written JSON must be the same document as the Codable encoding.
+    @Test func writerMatchesCodableEncoding() throws {
+        let report = Report(source: SourceInfo(path: "dir/\"quoted\"\n.wav", duration: 12.5, sampleRate: 44100, channels: 2, codec: "pcm_s16le"),
+                            result: ReportTests.sampleResult(), warning: "data ends early")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let viaCodable = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? NSDictionary
+        let viaWriter = try JSONSerialization.jsonObject(with: report.jsonLine()) as? NSDictionary
+        #expect(viaCodable != nil)
+        #expect(viaCodable == viaWriter)
+        // Keys come out sorted, as with .sortedKeys.
+        let line = String(decoding: report.jsonLine(), as: UTF8.self)
+        let order = ["\"key\"", "\"loudness\"", "\"rhythm\"", "\"schemaVersion\"", "\"source\"", "\"warning\""].compactMap { line.range(of: $0)?.lowerBound }
+        #expect(order == order.sorted() && order.count == 6)
+    }
+
+    @Test func activityAndStructureMatchCodable() throws {
+        let result = SessionResult(
+            structure: StructureResult(sections: [TimeRange(start: 0, duration: 10)], segments: [], phrases: [TimeRange(start: 0, duration: 2.5)]),
+            pace: PaceResult(ranges: [.init(range: TimeRange(start: 0, duration: 10), value: 96.5)]),
+            instrumentActivity: InstrumentActivityResult(
+                ranges: [.drum: [TimeRange(start: 1, duration: 2)], .vocal: [], .bass: [], .other: []],
+                activity: [.drum: [.init(time: 1, value: 0.5)], .vocal: [], .bass: [], .other: []]))
+        let report = Report(source: SourceInfo(path: "a"), result: result)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let a = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? NSDictionary
+        let b = try JSONSerialization.jsonObject(with: report.jsonLine()) as? NSDictionary
+        #expect(a == b)
+        #expect(try SchemaValidator.reportSchema().validate(report.jsonLine()).isEmpty)
+    }
+}

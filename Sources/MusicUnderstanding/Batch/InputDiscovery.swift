@@ -20,6 +20,7 @@ public struct InputDiscovery: Sendable {
         "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "ico", "svg",
         "txt", "nfo", "cue", "log", "m3u", "m3u8", "pls", "xspf", "md", "pdf", "db", "ini", "sfv", "md5",
         "sha1", "sha256", "accurip", "lrc", "xml", "html", "htm", "url", "ds_store", "tmp", "part",
+        "mid", "midi", "kar",
     ]
 
     /// Creates a discovery.

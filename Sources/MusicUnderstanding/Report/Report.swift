@@ -86,12 +86,12 @@ public struct Report: Sendable, Codable {
     }
 
     /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).
+    ///
+    /// The same document `JSONEncoder` with `.sortedKeys` gives, written without an intermediate
+    /// tree so that long files' reports stay cheap in memory.
     public func jsonLine() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(self) { return data }
-        // Encoding only fails on values the types above never produce; degrade to an error record.
-        let fallback = Report(path: source.path, error: AnalysisError.inconsistentFormat("report could not be encoded"))
-        return (try? encoder.encode(fallback)) ?? Data("{\"schemaVersion\":1,\"source\":{\"path\":\"\"},\"error\":{\"code\":\"internalError\",\"message\":\"unencodable report\"}}".utf8)
+        var writer = ReportWriter(capacity: 4096)
+        writer.write(self)
+        return Data(writer.bytes)
     }
 }
