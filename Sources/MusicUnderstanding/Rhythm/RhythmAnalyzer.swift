@@ -21,8 +21,9 @@ public struct RhythmAnalyzer: Sendable {
         /// Centre of the log-Gaussian tempo prior, BPM (default 120; Ellis 2007, Moelants &
         /// McKinney 2004).
         public var preferredBPM: Double = 120
-        /// Width of the tempo prior, octaves (default 1.0).
-        public var tempoPriorOctaves: Double = 1.0
+        /// Width of the tempo prior, octaves (default 1.5: a broad preference, tempi from 60 to
+        /// 180 BPM are all common).
+        public var tempoPriorOctaves: Double = 1.5
         /// Autocorrelation window, seconds (default 8).
         public var tempoWindowSeconds: Double = 8
         /// Longest autocorrelation lag, seconds (default 4.5: three periods at 40 BPM).
@@ -37,6 +38,9 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the autocorrelation at three times the period in the tempo score
         /// (default 1/3).
         public var harmonic3: Double = 1.0 / 3.0
+        /// Weight of the autocorrelation at four times the period in the tempo score
+        /// (default 0).
+        public var harmonic4: Double = 0
         /// Ratio of the autocorrelation at half the period to that at the period above which
         /// the level counts as a grouping of a faster pulse (default 0.8).
         public var subdivisionRatio: Double = 0.8
@@ -62,16 +66,21 @@ public struct RhythmAnalyzer: Sendable {
         /// Observation λ: the beat states are the first and last `τ / λ` positions (default 16,
         /// Krebs 2015).
         public var observationLambda: Double = 16
-        /// Scale of the activation: `a = activationScale * onset / localReference` clipped to
-        /// `[activationFloor, 0.95]` (default 0.5).
-        public var activationScale: Double = 0.5
-        /// Smallest activation (default 0.02).
-        public var activationFloor: Double = 0.02
+        /// Scale of the activation: `a = activationScale * onset / (4 * localMean)` clipped to
+        /// `[activationFloor, 0.95]` (default 0.25: an onset at the local mean level gives
+        /// `a = 1 / observationLambda`, neutral between beat and non-beat states).
+        public var activationScale: Double = 0.25
+        /// Smallest activation (default 1/16 = 1 / observationLambda: frames without onsets are
+        /// neutral, so the decoder has no bias towards fewer, slower beats).
+        public var activationFloor: Double = 0.0625
         /// Window of the local reference level of the onset curve, seconds (default 4).
         public var activationWindowSeconds: Double = 4
         /// Weight of the low-band onset curve added to the broadband one for tempo and beat
         /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
         public var lowBandBeatWeight: Float = 2
+        /// Leading and trailing beats with an onset peak below this share of the median beat
+        /// onset peak are dropped (default 0.4).
+        public var edgeOnsetRatio: Double = 0.4
         /// Radius of the search for the onset peak near each beat, frames (default 2).
         public var refinementRadius: Int = 2
         /// Meters (beats per bar) considered (default 3 and 4).
@@ -166,15 +175,24 @@ public struct RhythmAnalyzer: Sendable {
         return out
     }
 
-    /// Removes beats in the silent head and tail (more than half a period outside the span of
-    /// onset activity).
+    /// Removes beats in the head and tail where the music has no onsets (silence, a lead-in,
+    /// a reverberant or fading end): leading and trailing beats whose onset peak (within
+    /// `refinementRadius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
     func trimToActivity(_ beats: [Int], curve: [Float], period: Double) -> [Int] {
-        guard let maxValue = curve.max(), maxValue > 0 else { return [] }
-        let threshold = 0.05 * maxValue
-        guard let first = curve.firstIndex(where: { $0 > threshold }),
-              let last = curve.lastIndex(where: { $0 > threshold }) else { return [] }
-        let margin = Int(period / 2)
-        return beats.filter { $0 >= first - margin && $0 <= last + margin }
+        guard !beats.isEmpty, !curve.isEmpty else { return [] }
+        let r = max(1, configuration.refinementRadius)
+        let peaks: [Float] = beats.map { f in
+            var m: Float = 0
+            let lo = max(0, f - r), hi = min(curve.count - 1, f + r)
+            if lo <= hi { for i in lo...hi where curve[i] > m { m = curve[i] } }
+            return m
+        }
+        let median = peaks.sorted()[peaks.count / 2]
+        guard median > 0 else { return [] }
+        let threshold = Float(configuration.edgeOnsetRatio) * median
+        guard let first = peaks.firstIndex(where: { $0 >= threshold }),
+              let last = peaks.lastIndex(where: { $0 >= threshold }) else { return [] }
+        return Array(beats[first...last])
     }
 
     /// Moves a beat to the largest onset peak within `refinementRadius` frames, with parabolic

@@ -97,6 +97,7 @@ struct TempoEstimator: Sendable {
             guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
             let tau = Double(l)
             let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
+                + configuration.harmonic4 * at(4 * tau)
             let z = log2(tau / centre) / sigma
             // A level whose half period pulses as strongly as itself is a grouping of a faster
             // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
