@@ -38,6 +38,8 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the autocorrelation at three times the period in the tempo score
         /// (default 1/3).
         public var harmonic3: Double = 1.0 / 3.0
+        /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
+        public var harmonicChangeWeight: Double = 0.5
         /// Weight of the autocorrelation at four times the period in the tempo score
         /// (default 0).
         public var harmonic4: Double = 0
@@ -124,7 +126,9 @@ public struct RhythmAnalyzer: Sendable {
         }
         guard curve.allSatisfy({ $0.isFinite }) else { return empty }
         let estimator = TempoEstimator(configuration: configuration)
-        guard let tempo = estimator.estimate(curve, frameRate: fps),
+        let chordRate = fps / Double(max(1, onset.chromaBlock))
+        guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(onset),
+                                             harmonicRate: chordRate),
               tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience else { return empty }
         let activation = makeActivation(curve, frameRate: fps)
         let minPeriod = Int((tempo.period / configuration.tempoRange).rounded(.down))
@@ -152,6 +156,27 @@ public struct RhythmAnalyzer: Sendable {
         }
         return RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
                             beatsPerBar: bars.isEmpty ? nil : beatsPerBar)
+    }
+
+    /// Harmonic-change curve at the chroma block rate: the half-wave rectified difference of
+    /// consecutive L1-normalised chroma blocks (a chord-change detection function in the
+    /// spirit of Harte, Sandler & Gasser 2006).
+    func harmonicChange(_ onset: OnsetFeatures) -> [Float] {
+        let blocks = onset.chroma.count / 12
+        guard blocks > 2, configuration.harmonicChangeWeight > 0 else { return [] }
+        var out = [Float](repeating: 0, count: blocks)
+        var previous = [Float](repeating: 0, count: 12)
+        var current = [Float](repeating: 0, count: 12)
+        for b in 0..<blocks {
+            var sum: Float = 0
+            for c in 0..<12 { current[c] = onset.chroma[b * 12 + c]; sum += current[c] }
+            if sum > 0 { for c in 0..<12 { current[c] /= sum } }
+            var d: Float = 0
+            if b > 0 { for c in 0..<12 where current[c] > previous[c] { d += current[c] - previous[c] } }
+            out[b] = d
+            swap(&previous, &current)
+        }
+        return out
     }
 
     /// Maps the onset curve to an activation in `(0, 1)`: the curve relative to a moving

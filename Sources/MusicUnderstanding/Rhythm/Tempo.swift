@@ -24,16 +24,28 @@ struct TempoEstimate: Sendable {
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
 /// Moelants & McKinney 2004), so the tempo reported is the level a listener taps. A level
 /// whose half period is as periodic as the level itself is penalised: its "beats" are only a
-/// grouping of an equally strong faster pulse.
+/// grouping of an equally strong faster pulse. The periodicity of a harmonic-change curve
+/// (chord changes mark the tactus: Goto 2001; Klapuri et al. 2006 use a similar
+/// "accent" for the measure) is added to the onset evidence.
 struct TempoEstimator: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
 
     /// Estimates the tempo of `curve` (one value per frame at `frameRate`); `nil` when the curve
     /// is too short or flat.
-    func estimate(_ curve: [Float], frameRate: Double) -> TempoEstimate? {
+    ///
+    /// `harmonicChange`, when given, is a harmonic-change curve at `harmonicRate` values per
+    /// second; its autocorrelation at each candidate period adds evidence for the level at which
+    /// chords change (the tactus in chorale-like textures; Goto 2001).
+    func estimate(_ curve: [Float], frameRate: Double, harmonicChange: [Float] = [],
+                  harmonicRate: Double = 0) -> TempoEstimate? {
         guard let acf = meanAutocorrelation(curve, frameRate: frameRate) else { return nil }
-        return pick(acf, frameRate: frameRate)
+        var chordACF: [Double] = []
+        if configuration.harmonicChangeWeight > 0, harmonicRate > 0,
+           let h = meanAutocorrelation(harmonicChange, frameRate: harmonicRate) {
+            chordACF = h
+        }
+        return pick(acf, frameRate: frameRate, chordACF: chordACF, chordRate: harmonicRate)
     }
 
     /// Mean normalised windowed autocorrelation for lags `0 ..< maxLag`.
@@ -78,7 +90,7 @@ struct TempoEstimator: Sendable {
     }
 
     /// Picks the perceptually preferred period of a mean autocorrelation.
-    func pick(_ acf: [Double], frameRate: Double) -> TempoEstimate? {
+    func pick(_ acf: [Double], frameRate: Double, chordACF: [Double] = [], chordRate: Double = 0) -> TempoEstimate? {
         let minLag = max(2, Int((60 / configuration.maximumBPM * frameRate).rounded(.down)))
         let maxLag = min(acf.count - 2, Int((60 / configuration.minimumBPM * frameRate).rounded(.up)))
         guard minLag < maxLag else { return nil }
@@ -103,7 +115,16 @@ struct TempoEstimator: Sendable {
             // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
             let sub = at(tau / 2) / a[l]
             let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
-            let score = harmonic * grouping * exp(-0.5 * z * z)
+            var chord = 0.0
+            if !chordACF.isEmpty {
+                let x = tau * chordRate / frameRate
+                let i = Int(x.rounded(.down))
+                if i >= 0, i + 1 < chordACF.count {
+                    let f = x - Double(i)
+                    chord = max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
+                }
+            }
+            let score = (harmonic * grouping + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
             if score > bestScore { bestScore = score; bestLag = l }
         }
         guard bestLag > 0 else { return nil }
