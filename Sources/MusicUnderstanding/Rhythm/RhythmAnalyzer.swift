@@ -40,6 +40,9 @@ public struct RhythmAnalyzer: Sendable {
         public var harmonic3: Double = 1.0 / 3.0
         /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
         public var harmonicChangeWeight: Double = 0.5
+        /// Chroma blocks on each side compared by the harmonic-change curve (default 1, about
+        /// 46 ms: block to block; wider contexts made half-tempo chord rhythms of pop songs win).
+        public var harmonicContextBlocks: Int = 1
         /// Weight of the autocorrelation at four times the period in the tempo score
         /// (default 0).
         public var harmonic4: Double = 0
@@ -59,8 +62,8 @@ public struct RhythmAnalyzer: Sendable {
         /// tempoRange` to `period * tempoRange` (default 1.4, enough for a 100→130 BPM ramp).
         public var tempoRange: Double = 1.4
         /// Weight κ of the per-beat tempo prior `−κ · log2(τ / τ₀)²` around the global period
-        /// `τ₀` (default 10: 0.3 per beat at ±13 %, 1.7 per beat at a 3:4 ratio).
-        public var periodPriorWeight: Double = 10
+        /// `τ₀` (default 30: 1 per beat at ±13 %, 5 per beat at a 3:4 ratio).
+        public var periodPriorWeight: Double = 30
         /// Tempo-change sharpness λ of the transition model (default 100, Krebs 2015).
         public var transitionLambda: Double = 100
         /// Largest relative period change from one beat to the next (default 0.2).
@@ -158,23 +161,31 @@ public struct RhythmAnalyzer: Sendable {
                             beatsPerBar: bars.isEmpty ? nil : beatsPerBar)
     }
 
-    /// Harmonic-change curve at the chroma block rate: the half-wave rectified difference of
-    /// consecutive L1-normalised chroma blocks (a chord-change detection function in the
-    /// spirit of Harte, Sandler & Gasser 2006).
+    /// Harmonic-change curve at the chroma block rate: at each block, the half-wave rectified
+    /// difference between the L1-normalised mean chroma of the next and of the previous
+    /// `harmonicContextBlocks` blocks (a chord-change detection function after Harte, Sandler &
+    /// Gasser 2006, whose smoothing ignores note-level arpeggiation).
     func harmonicChange(_ onset: OnsetFeatures) -> [Float] {
         let blocks = onset.chroma.count / 12
-        guard blocks > 2, configuration.harmonicChangeWeight > 0 else { return [] }
-        var out = [Float](repeating: 0, count: blocks)
-        var previous = [Float](repeating: 0, count: 12)
-        var current = [Float](repeating: 0, count: 12)
+        let w = max(1, configuration.harmonicContextBlocks)
+        guard blocks > 2 * w, configuration.harmonicChangeWeight > 0 else { return [] }
+        // Prefix sums of the normalised chroma.
+        var prefix = [Float](repeating: 0, count: (blocks + 1) * 12)
         for b in 0..<blocks {
             var sum: Float = 0
-            for c in 0..<12 { current[c] = onset.chroma[b * 12 + c]; sum += current[c] }
-            if sum > 0 { for c in 0..<12 { current[c] /= sum } }
+            for c in 0..<12 { sum += onset.chroma[b * 12 + c] }
+            let scale: Float = sum > 0 ? 1 / sum : 0
+            for c in 0..<12 { prefix[(b + 1) * 12 + c] = prefix[b * 12 + c] + onset.chroma[b * 12 + c] * scale }
+        }
+        var out = [Float](repeating: 0, count: blocks)
+        for b in w...(blocks - w) {
             var d: Float = 0
-            if b > 0 { for c in 0..<12 where current[c] > previous[c] { d += current[c] - previous[c] } }
-            out[b] = d
-            swap(&previous, &current)
+            for c in 0..<12 {
+                let before = prefix[b * 12 + c] - prefix[(b - w) * 12 + c]
+                let after = prefix[(b + w) * 12 + c] - prefix[b * 12 + c]
+                if after > before { d += after - before }
+            }
+            out[b] = d / Float(w)
         }
         return out
     }
