@@ -1,0 +1,144 @@
+import Foundation
+
+/// Meter and bar phase from beat-synchronous features.
+///
+/// Following Durand, Bello, David & Richard 2015/2017 ("Downbeat tracking with multiple
+/// features and deep neural networks"), downbeats are found from several beat-synchronous
+/// cues: harmonic change (chords tend to change at bar lines; Goto 2001, Papadopoulos & Peeters
+/// 2011), low-frequency onsets (kick and bass on the first beat) and accent (onset strength).
+/// The cues are combined into one downbeat salience per beat, which drives a Viterbi decoding
+/// over a small bar-position state space (meter `M` ∈ `meters`, position `0..<M`), the
+/// beat-level analogue of the bar pointer of Krebs, Böck & Widmer 2015/2016: positions advance
+/// by one per beat, a rare jump re-phases the bar, and the meter is held for the whole piece
+/// unless the evidence for a change is overwhelming.
+struct DownbeatTracker: Sendable {
+    /// Settings.
+    var configuration: RhythmAnalyzer.Configuration
+
+    /// Result of the decoding.
+    struct Result: Sendable {
+        /// Indices into the beat array of the downbeats.
+        var downbeatIndices: [Int]
+        /// Beats per bar.
+        var beatsPerBar: Int
+    }
+
+    /// Per-beat downbeat cues, each z-normalised over the piece.
+    func salience(beatFrames: [Int], onset: OnsetFeatures) -> [Double] {
+        let k = beatFrames.count
+        guard k >= 2 else { return [Double](repeating: 0, count: k) }
+        let n = onset.strength.count
+        func peak(_ curve: [Float], around f: Int, radius: Int) -> Double {
+            guard !curve.isEmpty else { return 0 }
+            var m: Float = 0
+            let lo = max(0, f - radius), hi = min(curve.count - 1, f + radius)
+            if lo <= hi { for i in lo...hi where curve[i] > m { m = curve[i] } }
+            return Double(m)
+        }
+        var low = [Double](repeating: 0, count: k)
+        var accent = [Double](repeating: 0, count: k)
+        for (i, f) in beatFrames.enumerated() {
+            low[i] = peak(onset.lowStrength, around: f, radius: 2)
+            accent[i] = peak(onset.strength, around: f, radius: 2)
+        }
+        // Beat-synchronous chroma: mean profile between consecutive beats.
+        let block = max(1, onset.chromaBlock)
+        let blocks = onset.chroma.count / 12
+        var segment = [[Double]](repeating: [Double](repeating: 0, count: 12), count: k)
+        if blocks > 0 {
+            for i in 0..<k {
+                let startFrame = beatFrames[i]
+                let endFrame = i + 1 < k ? beatFrames[i + 1] : min(n, startFrame + (i > 0 ? beatFrames[i] - beatFrames[i - 1] : 1))
+                let b0 = max(0, min(blocks - 1, startFrame / block))
+                let b1 = max(b0 + 1, min(blocks, endFrame / block))
+                for b in b0..<b1 {
+                    for c in 0..<12 { segment[i][c] += Double(onset.chroma[b * 12 + c]) }
+                }
+            }
+        }
+        func normalised(_ v: [Double]) -> [Double] {
+            let s = v.reduce(0, +)
+            return s > 0 ? v.map { $0 / s } : v
+        }
+        let span = max(1, configuration.harmonicContextBeats)
+        var harm = [Double](repeating: 0, count: k)
+        for i in 0..<k {
+            var before = [Double](repeating: 0, count: 12), after = before
+            for j in max(0, i - span)..<i { for c in 0..<12 { before[c] += segment[j][c] } }
+            for j in i..<min(k, i + span) { for c in 0..<12 { after[c] += segment[j][c] } }
+            let p = normalised(before), q = normalised(after)
+            var d = 0.0
+            for c in 0..<12 { d += abs(p[c] - q[c]) }
+            harm[i] = i == 0 ? 0 : d
+        }
+        func z(_ v: [Double]) -> [Double] {
+            let mean = v.reduce(0, +) / Double(v.count)
+            var sd = 0.0
+            for x in v { sd += (x - mean) * (x - mean) }
+            sd = (sd / Double(v.count)).squareRoot()
+            return sd > 1e-9 ? v.map { ($0 - mean) / sd } : v.map { _ in 0 }
+        }
+        let zl = z(low), za = z(accent), zh = z(harm)
+        var out = [Double](repeating: 0, count: k)
+        for i in 0..<k {
+            out[i] = configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
+                + configuration.accentWeight * za[i]
+        }
+        return out
+    }
+
+    /// Decodes meter and downbeats from per-beat downbeat salience.
+    func decode(_ salience: [Double]) -> Result? {
+        let k = salience.count
+        let meters = configuration.meters.filter { $0 >= 2 }
+        guard k >= 2, !meters.isEmpty else { return nil }
+        // States: (meter index, position).
+        var stateMeter: [Int] = [], statePos: [Int] = []
+        for m in meters { for p in 0..<m { stateMeter.append(m); statePos.append(p) } }
+        let s = stateMeter.count
+        let logAdvance = log(1 - configuration.barJumpProbability - configuration.meterChangeProbability)
+        let logJump = log(configuration.barJumpProbability)
+        let logMeterChange = log(configuration.meterChangeProbability)
+        var score = [Double](repeating: 0, count: s)
+        var back = [UInt8](repeating: 0, count: k * s)
+        var next = score
+        let beta = configuration.downbeatSharpness
+        for i in 0..<k {
+            if i > 0 {
+                for to in 0..<s {
+                    var best = -Double.infinity, arg = 0
+                    for from in 0..<s {
+                        let t: Double
+                        if stateMeter[from] == stateMeter[to] {
+                            t = (statePos[from] + 1) % stateMeter[from] == statePos[to]
+                                ? logAdvance : logJump - log(Double(max(1, stateMeter[to] - 1)))
+                        } else {
+                            t = statePos[to] == 0 ? logMeterChange : -.infinity
+                        }
+                        let v = score[from] + t
+                        if v > best { best = v; arg = from }
+                    }
+                    next[to] = best
+                    back[i * s + to] = UInt8(arg)
+                }
+                score = next
+            }
+            for st in 0..<s where statePos[st] == 0 { score[st] += beta * salience[i] }
+        }
+        var st = 0
+        for x in 0..<s where score[x] > score[st] { st = x }
+        var path = [Int](repeating: 0, count: k)
+        for i in stride(from: k - 1, through: 0, by: -1) {
+            path[i] = st
+            if i > 0 { st = Int(back[i * s + st]) }
+        }
+        var downbeats: [Int] = []
+        var counts: [Int: Int] = [:]
+        for i in 0..<k {
+            counts[stateMeter[path[i]], default: 0] += 1
+            if statePos[path[i]] == 0 { downbeats.append(i) }
+        }
+        let meter = counts.max { $0.value < $1.value }?.key ?? meters[0]
+        return Result(downbeatIndices: downbeats, beatsPerBar: meter)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The dominant beat period of an onset-strength curve.
+struct TempoEstimate: Sendable {
+    /// Beat period in frames (fractional, parabolically interpolated).
+    var period: Double
+    /// Tempo in beats per minute.
+    var beatsPerMinute: Double
+    /// Pulse salience: the mean normalised autocorrelation at `period` (0 for no pulse, 1 for a
+    /// perfectly periodic curve).
+    var salience: Double
+    /// Peak-to-background ratio of the autocorrelation at `period` over the tempo range.
+    var contrast: Double
+}
+
+/// Global tempo from the periodicity of the onset strength.
+///
+/// Method: the onset curve is cut into overlapping windows; each window's mean-removed
+/// autocorrelation is normalised by its zero-lag value and the windows are averaged (the
+/// autocorrelation tempogram of Grosche & Müller 2011, averaged as in librosa and Ellis 2007,
+/// sec. 3.1). Every lag `τ` is scored by its autocorrelation plus that of its metrical
+/// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
+/// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
+/// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
+/// Moelants & McKinney 2004), so the tempo reported is the level a listener taps. A level
+/// whose half period is as periodic as the level itself is penalised: its "beats" are only a
+/// grouping of an equally strong faster pulse. The periodicity of a harmonic-change curve
+/// (chord changes mark the tactus: Goto 2001; Klapuri et al. 2006 use a similar
+/// "accent" for the measure) is added to the onset evidence.
+struct TempoEstimator: Sendable {
+    /// Settings.
+    var configuration: RhythmAnalyzer.Configuration
+
+    /// Estimates the tempo of `curve` (one value per frame at `frameRate`); `nil` when the curve
+    /// is too short or flat.
+    ///
+    /// `harmonicChange`, when given, is a harmonic-change curve at `harmonicRate` values per
+    /// second; its autocorrelation at each candidate period adds evidence for the level at which
+    /// chords change (the tactus in chorale-like textures; Goto 2001).
+    func estimate(_ curve: [Float], frameRate: Double, harmonicChange: [Float] = [],
+                  harmonicRate: Double = 0) -> TempoEstimate? {
+        guard let acf = meanAutocorrelation(curve, frameRate: frameRate) else { return nil }
+        var chordACF: [Double] = []
+        if configuration.harmonicChangeWeight > 0, harmonicRate > 0,
+           let h = meanAutocorrelation(harmonicChange, frameRate: harmonicRate) {
+            chordACF = h
+        }
+        return pick(acf, frameRate: frameRate, chordACF: chordACF, chordRate: harmonicRate)
+    }
+
+    /// Mean normalised windowed autocorrelation for lags `0 ..< maxLag`.
+    func meanAutocorrelation(_ curve: [Float], frameRate: Double) -> [Double]? {
+        let n = curve.count
+        let maxLag = Int((configuration.maximumLagSeconds * frameRate).rounded(.up)) + 2
+        let window = min(n, Int((configuration.tempoWindowSeconds * frameRate).rounded()))
+        guard maxLag + 16 < window else { return nil }
+        let hop = max(1, window / 2)
+        var acf = [Double](repeating: 0, count: maxLag)
+        var local = [Float](repeating: 0, count: window)
+        var weightSum = 0.0
+        var start = 0
+        curve.withUnsafeBufferPointer { c in
+            local.withUnsafeMutableBufferPointer { x in
+                while true {
+                    let s = min(start, n - window)
+                    var mean: Float = 0
+                    for i in 0..<window { mean += c[s + i] }
+                    mean /= Float(window)
+                    for i in 0..<window { x[i] = c[s + i] - mean }
+                    var r0: Float = 0
+                    for i in 0..<window { r0 += x[i] * x[i] }
+                    if r0 > 1e-9 {
+                        // Lag l is normalised by its overlap so long lags are not biased down.
+                        for l in 0..<maxLag {
+                            var r: Float = 0
+                            let m = window - l
+                            for i in 0..<m { r += x[i] * x[i + l] }
+                            acf[l] += Double(r / r0) * Double(window) / Double(m)
+                        }
+                        weightSum += 1
+                    }
+                    if s + window >= n { break }
+                    start += hop
+                }
+            }
+        }
+        guard weightSum > 0 else { return nil }
+        for l in 0..<maxLag { acf[l] /= weightSum }
+        return acf
+    }
+
+    /// Picks the perceptually preferred period of a mean autocorrelation.
+    func pick(_ acf: [Double], frameRate: Double, chordACF: [Double] = [], chordRate: Double = 0) -> TempoEstimate? {
+        let minLag = max(2, Int((60 / configuration.maximumBPM * frameRate).rounded(.down)))
+        let maxLag = min(acf.count - 2, Int((60 / configuration.minimumBPM * frameRate).rounded(.up)))
+        guard minLag < maxLag else { return nil }
+        let a = acf.map { max(0, $0) }
+        func at(_ x: Double) -> Double {  // linear interpolation
+            let i = Int(x.rounded(.down))
+            guard i >= 0, i + 1 < a.count else { return 0 }
+            let f = x - Double(i)
+            return a[i] * (1 - f) + a[i + 1] * f
+        }
+        let centre = 60 / configuration.preferredBPM * frameRate
+        let sigma = configuration.tempoPriorOctaves
+        var bestScore = 0.0, bestLag = 0
+        for l in minLag...maxLag {
+            // Only local maxima of the autocorrelation are candidate periods.
+            guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
+            let tau = Double(l)
+            let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
+                + configuration.harmonic4 * at(4 * tau)
+            let z = log2(tau / centre) / sigma
+            // A level whose half period pulses as strongly as itself is a grouping of a faster
+            // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
+            let sub = at(tau / 2) / a[l]
+            let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
+            var chord = 0.0
+            if !chordACF.isEmpty {
+                let x = tau * chordRate / frameRate
+                let i = Int(x.rounded(.down))
+                if i >= 0, i + 1 < chordACF.count {
+                    let f = x - Double(i)
+                    chord = max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
+                }
+            }
+            let score = (harmonic * grouping + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
+            if score > bestScore { bestScore = score; bestLag = l }
+        }
+        guard bestLag > 0 else { return nil }
+        // Parabolic interpolation of the peak.
+        var period = Double(bestLag)
+        let y0 = acf[bestLag - 1], y1 = acf[bestLag], y2 = acf[bestLag + 1]
+        let den = y0 - 2 * y1 + y2
+        if den < 0 {
+            let d = 0.5 * (y0 - y2) / den
+            if abs(d) < 1 { period += d }
+        }
+        // Contrast: peak against the median of the autocorrelation over the tempo range.
+        var range = Array(acf[minLag...maxLag])
+        range.sort()
+        let median = range[range.count / 2]
+        let spread = max(1e-6, range[Int(Double(range.count - 1) * 0.9)] - median)
+        let contrast = (acf[bestLag] - median) / spread
+        return TempoEstimate(period: period, beatsPerMinute: 60 * frameRate / period,
+                             salience: acf[bestLag], contrast: contrast)
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Synthesised signals with known beats, fed through the shared feature stage.
+private enum Synth {
+    static let rate = 22_050.0
+
+    /// Deterministic white noise in [-1, 1].
+    struct Noise {
+        var state: UInt64
+        mutating func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: state >> 11) - (1 << 52)) / Float(1 << 52)
+        }
+    }
+
+    /// Adds `sound(t)` (t = seconds since onset) starting at `time`, for `length` seconds.
+    static func add(_ buffer: inout [Float], at time: Double, length: Double, _ sound: (Double) -> Float) {
+        let start = Int((time * rate).rounded())
+        let count = Int(length * rate)
+        guard start >= 0 else { return }
+        for i in 0..<count where start + i < buffer.count {
+            buffer[start + i] += sound(Double(i) / rate)
+        }
+    }
+
+    /// A click: a 2 kHz tone burst with a 5 ms exponential decay.
+    static func click(_ buffer: inout [Float], at time: Double, gain: Float = 0.5) {
+        add(&buffer, at: time, length: 0.03) { t in gain * Float(exp(-t / 0.005) * sin(2 * .pi * 2000 * t)) }
+    }
+
+    /// A kick: a sine sweeping from 150 to 50 Hz with a 100 ms decay.
+    static func kick(_ buffer: inout [Float], at time: Double, gain: Float = 0.8) {
+        add(&buffer, at: time, length: 0.3) { t in
+            let phase = 2 * Double.pi * (50 * t + 100 * 0.03 * (1 - exp(-t / 0.03)))
+            return gain * Float(exp(-t / 0.1) * sin(phase))
+        }
+    }
+
+    /// A snare: noise plus a 190 Hz tone, 80 ms decay.
+    static func snare(_ buffer: inout [Float], at time: Double, noise: inout Noise, gain: Float = 0.4) {
+        var values = [Float](repeating: 0, count: Int(0.25 * rate))
+        for i in values.indices {
+            let t = Double(i) / rate
+            values[i] = gain * Float(exp(-t / 0.08)) * (0.7 * noise.next() + 0.5 * Float(sin(2 * .pi * 190 * t)))
+        }
+        add(&buffer, at: time, length: 0.25) { t in values[min(values.count - 1, Int(t * rate))] }
+    }
+
+    /// A hi-hat: differentiated (high-passed) noise, 25 ms decay.
+    static func hat(_ buffer: inout [Float], at time: Double, noise: inout Noise, gain: Float = 0.15) {
+        var values = [Float](repeating: 0, count: Int(0.1 * rate))
+        var previous: Float = 0
+        for i in values.indices {
+            let x = noise.next()
+            values[i] = gain * Float(exp(-Double(i) / rate / 0.025)) * (x - previous)
+            previous = x
+        }
+        add(&buffer, at: time, length: 0.1) { t in values[min(values.count - 1, Int(t * rate))] }
+    }
+
+    /// A sustained chord (three sines with harmonics) from `time` for `length` seconds.
+    static func chord(_ buffer: inout [Float], at time: Double, length: Double, midi: [Int], gain: Float = 0.05) {
+        add(&buffer, at: time, length: length) { t in
+            var s = 0.0
+            for p in midi {
+                let f = 440 * pow(2, Double(p - 69) / 12)
+                s += sin(2 * .pi * f * t) + 0.5 * sin(4 * .pi * f * t)
+            }
+            let envelope = min(1, t / 0.02) * min(1, (length - t) / 0.02)
+            return gain * Float(s * envelope)
+        }
+    }
+
+    /// Runs `samples` through the feature stage and the rhythm analyzer.
+    static func analyze(_ samples: [Float]) -> RhythmResult {
+        let stage = FeatureStage(configuration: .init(), onset: true, chroma: false)
+        var i = 0
+        while i < samples.count {  // chunks of an awkward size, as a decoder would deliver
+            let end = min(samples.count, i + 3001)
+            stage.append(Array(samples[i..<end]))
+            i = end
+        }
+        return RhythmAnalyzer().analyze(stage.finish())
+    }
+
+    /// Share of `truth` beats (after `skip` seconds) with an estimate within `tolerance` s.
+    static func hitRate(_ estimate: [Double], _ truth: [Double], tolerance: Double = 0.07, skip: Double = 1) -> Double {
+        let reference = truth.filter { $0 >= skip }
+        guard !reference.isEmpty else { return 0 }
+        let hits = reference.filter { t in estimate.contains { abs($0 - t) <= tolerance } }.count
+        return Double(hits) / Double(reference.count)
+    }
+
+    /// Median signed offset of the estimate nearest each truth beat (within 70 ms).
+    static func medianOffset(_ estimate: [Double], _ truth: [Double]) -> Double {
+        var offsets: [Double] = []
+        for t in truth {
+            if let e = estimate.min(by: { abs($0 - t) < abs($1 - t) }), abs(e - t) <= 0.07 { offsets.append(e - t) }
+        }
+        offsets.sort()
+        return offsets.isEmpty ? .infinity : offsets[offsets.count / 2]
+    }
+}
+
+@Suite struct RhythmTests {
+    /// Click tracks from 60 to 200 BPM: tempo within 4 % (Acc1) and every beat within 70 ms,
+    /// with little systematic latency (median offset under 30 ms, well inside the 70 ms window;
+    /// clicks are the sharpest onsets, detected earliest by the log flux).
+    @Test(arguments: [60.0, 92.0, 120.0, 151.0, 200.0])
+    func clickTrack(bpm: Double) {
+        let duration = 16.0
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        let period = 60 / bpm
+        let truth = stride(from: 0.5, to: duration - 0.2, by: period).map { $0 }
+        for t in truth { Synth.click(&samples, at: t) }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm) BPM")
+        #expect(Synth.hitRate(result.beats, truth) > 0.95)
+        // No extra beats: the count matches the clicks (one may be missing at either end).
+        #expect(abs(result.beats.count - truth.count) <= 2, "\(result.beats.count) beats for \(truth.count) clicks")
+        #expect(abs(Synth.medianOffset(result.beats, truth)) < 0.03)
+    }
+
+    /// A 4/4 drum pattern (kick on 1 and 3, snare on 2 and 4, hi-hats on eighths) over a chord
+    /// that changes every bar: four beats per bar and downbeats on the chord changes.
+    @Test func drumPatternFourFour() {
+        let bpm = 110.0, period = 60 / bpm, bars = 12, start = 0.4
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * period + 0.5) * Synth.rate))
+        var noise = Synth.Noise(state: 7)
+        let progression = [[48, 52, 55], [53, 57, 60], [55, 59, 62], [45, 48, 52]]
+        var beats: [Double] = [], downbeats: [Double] = []
+        for bar in 0..<bars {
+            let t0 = start + Double(bar * 4) * period
+            downbeats.append(t0)
+            Synth.chord(&samples, at: t0, length: 4 * period, midi: progression[bar % 4])
+            for beat in 0..<4 {
+                let t = t0 + Double(beat) * period
+                beats.append(t)
+                if beat % 2 == 0 { Synth.kick(&samples, at: t) } else { Synth.snare(&samples, at: t, noise: &noise) }
+                Synth.hat(&samples, at: t, noise: &noise)
+                Synth.hat(&samples, at: t + period / 2, noise: &noise, gain: 0.08)
+            }
+        }
+        let result = Synth.analyze(samples)
+        #expect(abs(Double(result.beatsPerMinute ?? 0) / bpm - 1) < 0.04)
+        #expect(Synth.hitRate(result.beats, beats) > 0.95)
+        #expect(result.beatsPerBar == 4)
+        #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
+        // Bars are beats, one in four.
+        #expect(result.bars.allSatisfy { bar in result.beats.contains(bar) })
+    }
+
+    /// A 3/4 pattern with accented downbeats (kick and a louder chord change on 1, hats on 2
+    /// and 3): three beats per bar and downbeats on the accents.
+    @Test func accentedWaltz() {
+        let bpm = 132.0, period = 60 / bpm, bars = 14, start = 0.3
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 3) * period + 0.5) * Synth.rate))
+        var noise = Synth.Noise(state: 11)
+        let progression = [[50, 53, 57], [55, 59, 62], [52, 55, 59]]
+        var beats: [Double] = [], downbeats: [Double] = []
+        for bar in 0..<bars {
+            let t0 = start + Double(bar * 3) * period
+            downbeats.append(t0)
+            Synth.chord(&samples, at: t0, length: 3 * period, midi: progression[bar % 3])
+            for beat in 0..<3 {
+                let t = t0 + Double(beat) * period
+                beats.append(t)
+                if beat == 0 {
+                    Synth.kick(&samples, at: t)
+                    Synth.hat(&samples, at: t, noise: &noise, gain: 0.2)
+                } else {
+                    Synth.snare(&samples, at: t, noise: &noise, gain: 0.12)
+                    Synth.hat(&samples, at: t, noise: &noise, gain: 0.1)
+                }
+            }
+        }
+        let result = Synth.analyze(samples)
+        #expect(abs(Double(result.beatsPerMinute ?? 0) / bpm - 1) < 0.04)
+        #expect(Synth.hitRate(result.beats, beats) > 0.95)
+        #expect(result.beatsPerBar == 3)
+        #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
+    }
+
+    /// A click track accelerating from 100 to 130 BPM over 24 s: the beats follow the ramp.
+    @Test func tempoRamp() {
+        let duration = 24.0, from = 100.0, to = 130.0
+        var samples = [Float](repeating: 0, count: Int((duration + 0.5) * Synth.rate))
+        var truth: [Double] = []
+        var t = 0.5
+        while t < duration {
+            truth.append(t)
+            let bpm = from + (to - from) * t / duration
+            t += 60 / bpm
+        }
+        for b in truth { Synth.click(&samples, at: b) }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, truth) > 0.95)
+        // The last intervals are at the final tempo, not at the average one.
+        let beats = result.beats
+        if beats.count > 6 {
+            let lastInterval = (beats[beats.count - 1] - beats[beats.count - 6]) / 5
+            #expect(abs(60 / lastInterval / 128 - 1) < 0.04, "final tempo \(60 / lastInterval)")
+        } else {
+            Issue.record("too few beats: \(beats.count)")
+        }
+    }
+
+    /// Silence gives no beats and no tempo.
+    @Test func silence() {
+        let result = Synth.analyze([Float](repeating: 0, count: Int(10 * Synth.rate)))
+        #expect(result.beats.isEmpty)
+        #expect(result.bars.isEmpty)
+        #expect(result.beatsPerMinute == nil)
+    }
+
+    /// White noise has no pulse: no beats rather than invented ones.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func whiteNoise(seed: UInt64) {
+        var noise = Synth.Noise(state: seed)
+        let samples = (0..<Int(12 * Synth.rate)).map { _ in 0.3 * noise.next() }
+        let result = Synth.analyze(samples)
+        #expect(result.beats.isEmpty)
+        #expect(result.beatsPerMinute == nil)
+    }
+
+    /// Too little audio to measure a period gives an empty result, not a crash.
+    @Test func tooShort() {
+        var samples = [Float](repeating: 0, count: Int(1.5 * Synth.rate))
+        Synth.click(&samples, at: 0.2)
+        Synth.click(&samples, at: 0.7)
+        let result = Synth.analyze(samples)
+        #expect(result.beats.isEmpty)
+        #expect(result.beatsPerMinute == nil)
+    }
+
+    /// The onset features have one value per STFT frame and peak at a click's frame.
+    @Test func onsetCurveIsAligned() {
+        var samples = [Float](repeating: 0, count: Int(3 * Synth.rate))
+        Synth.click(&samples, at: 1.5)
+        let stage = FeatureStage(configuration: .init(), onset: true, chroma: false)
+        stage.append(samples)
+        let features = stage.finish()
+        guard let onset = features.onset else {
+            Issue.record("no onset features")
+            return
+        }
+        #expect(onset.strength.count == features.frameCount)
+        #expect(onset.lowStrength.count == features.frameCount)
+        let peak = onset.strength.indices.max { onset.strength[$0] < onset.strength[$1] } ?? 0
+        let peakTime = Double(peak) / onset.frameRate
+        // The log flux responds as the click enters the window's edge: within 40 ms early,
+        // which `RhythmAnalyzer.Configuration.latency` compensates.
+        #expect(peakTime <= 1.5 + 0.012 && peakTime >= 1.5 - 0.04, "peak at \(peakTime)")
+    }
+}
