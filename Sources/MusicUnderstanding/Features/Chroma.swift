@@ -34,6 +34,11 @@ public struct ChromaConfiguration: Sendable, Hashable {
     /// the median of its neighbourhood over frequency (the binary mask with separation factor of
     /// Driedger, Müller & Disch 2014). Default 2.
     public var separationFactor: Float = 2
+    /// Only every `frameStride`-th STFT frame is analysed (the temporal median then spans the
+    /// same time with fewer frames). Default 4 (a 46 ms hop, still finer than the 93 ms of
+    /// Essentia's key extractor): a quarter of the cost, with the same key results on the
+    /// evaluation corpus as every frame.
+    public var frameStride: Int = 4
     /// STFT frames summed into one stored chroma vector. Default 16 (5.38 vectors/s at the
     /// default STFT settings): about 2.8 MB per hour of audio while streaming (36 bins) and
     /// 1.2 MB per hour in the finished features (12 bins and two energies).
@@ -102,8 +107,8 @@ public struct ChromaFeatures: Sendable {
 ///
 /// Per frame the work is a scan of the bins between the frequency limits for local maxima, two
 /// 17-value medians per candidate peak and a few table look-ups per harmonic; nothing is
-/// allocated per frame. Frames are processed with a delay of `medianLength / 2` frames, the
-/// half-length of the temporal median filter.
+/// allocated per frame. Frames are processed with a delay of half the temporal median filter
+/// (about 93 ms).
 final class ChromaAccumulator: SpectralFrameConsumer {
     private let configuration: FeatureConfiguration
     private let settings: ChromaConfiguration
@@ -112,7 +117,10 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private let minBin: Int
     private let maxBin: Int
     private let storedBins: Int
-    private let half: Int
+    private let half: Int       // half length of the frequency median, bins
+    private let timeHalf: Int   // half length of the temporal median, processed frames
+    private let stride: Int
+    private var incoming = 0
 
     // Ring buffer of the last `medianLength` magnitude frames (bins 0..<storedBins).
     private var ring: [Float]
@@ -147,12 +155,14 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         let binWidth = configuration.binWidth
         let bins = configuration.binCount
         half = max(1, settings.medianLength / 2)
+        stride = max(1, min(settings.frameStride, settings.framesPerVector))
+        timeHalf = max(1, half / stride)
         minBin = max(2, Int((settings.minFrequency / binWidth).rounded(.down)))
         maxBin = max(minBin, min(bins - 3, Int((settings.maxFrequency / binWidth).rounded(.up))))
         storedBins = min(bins, maxBin + half + 2)
-        ring = [Float](repeating: 0, count: (2 * half + 1) * storedBins)
-        scratch = [Float](repeating: 0, count: 3 * (2 * half + 1))
-        rowOffsets = [Int](repeating: 0, count: 2 * half + 1)
+        ring = [Float](repeating: 0, count: (2 * timeHalf + 1) * storedBins)
+        scratch = [Float](repeating: 0, count: 2 * half + 1)
+        rowOffsets = [Int](repeating: 0, count: 2 * timeHalf + 1)
         let h = max(1, settings.harmonics)
         semitoneOffset = (1...h).map { Float(12 * log2(Double($0))) }
         harmonicWeight = (1...h).map { Float(pow(settings.harmonicDecay, Double($0 - 1))) }
@@ -173,7 +183,9 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     }
 
     func consume(_ frame: SpectralFrame) {
-        let slot = framesSeen % (2 * half + 1)
+        defer { incoming += 1 }
+        guard incoming % stride == 0 else { return }
+        let slot = framesSeen % (2 * timeHalf + 1)
         frame.magnitude.withUnsafeBufferPointer { src in
             ring.withUnsafeMutableBufferPointer { dst in
                 let base = slot * storedBins
@@ -184,7 +196,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         }
         framesSeen += 1
         let last = framesSeen - 1
-        while nextCentre + half <= last {
+        while nextCentre + timeHalf <= last {
             process(centre: nextCentre, last: last)
             nextCentre += 1
         }
@@ -230,9 +242,9 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     // MARK: - Per frame
 
     private func process(centre: Int, last: Int) {
-        let length = 2 * half + 1
-        let first = max(0, centre - half)
-        let end = min(last, centre + half)
+        let length = 2 * timeHalf + 1
+        let first = max(0, centre - timeHalf)
+        let end = min(last, centre + timeHalf)
         let centreSlot = centre % length
         let absoluteFloor = settings.magnitudeFloor
         let relativeFloor = settings.relativeFloor
@@ -336,7 +348,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         }
         }
         blockFrames += 1
-        if blockFrames == settings.framesPerVector { flushBlock() }
+        if blockFrames * stride >= settings.framesPerVector { flushBlock() }
     }
 
     private func flushBlock() {
