@@ -28,10 +28,10 @@ enum BenchCommand {
         do {
             let duration = try bench.duration()
             var rows: [Benchmark.Measurement] = []
-            rows.append(try bench.measureDecode(duration: duration))
+            rows.append(try await bench.measureDecode(duration: duration))
             rows.append(try await bench.measureAnalysis([.loudness], duration: duration))
             if !args.flag("--no-peer"), let ffmpeg = which("ffmpeg") {
-                rows.append(try bench.measureCommand(
+                rows.append(try await bench.measureCommand(
                     "ffmpeg ebur128=peak=true (peer)", executable: ffmpeg,
                     arguments: ["-nostdin", "-hide_banner", "-threads", "1", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],
                     duration: duration))

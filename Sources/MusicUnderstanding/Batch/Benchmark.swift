@@ -34,8 +34,8 @@ public struct Benchmark: Sendable {
     }
 
     /// Decoding alone (FFmpeg to float PCM at the native rate).
-    public func measureDecode(duration: Double) throws -> Measurement {
-        try measure("decode", duration: duration) {
+    public func measureDecode(duration: Double) async throws -> Measurement {
+        try await fastest("decode", duration: duration, clock: Self.processCPUTime) {
             let decoder = try AudioDecoder(path: path)
             while try decoder.read() != nil {}
         }
@@ -44,53 +44,40 @@ public struct Benchmark: Sendable {
     /// Decoding plus the analyses `types`, as `analyze` runs them.
     public func measureAnalysis(_ types: Set<AnalysisType>, duration: Double) async throws -> Measurement {
         let name = "decode + " + AnalysisType.allCases.filter(types.contains).map(\.rawValue).joined(separator: " + ")
-        var best: Measurement?
-        for _ in 0..<repetitions {
-            let (cpu0, wall0) = (Self.processCPUTime(), Date())
+        return try await fastest(name, duration: duration, clock: Self.processCPUTime) {
             let session = try MusicUnderstandingSession(path: path)
             _ = try await session.analyze(for: types)
-            let m = Measurement(name: name, cpuSeconds: Self.processCPUTime() - cpu0,
-                                wallSeconds: Date().timeIntervalSince(wall0), realTimeFactor: 0)
-            if best == nil || m.cpuSeconds < best!.cpuSeconds { best = m }
         }
-        var m = best ?? Measurement(name: name, cpuSeconds: 0, wallSeconds: 0, realTimeFactor: 0)
-        m.realTimeFactor = duration / max(m.cpuSeconds, 1e-9)
-        return m
     }
 
     /// Runs an external command (a peer tool) and measures its CPU time.
-    public func measureCommand(_ name: String, executable: String, arguments: [String], duration: Double) throws -> Measurement {
-        var best: Measurement?
-        for _ in 0..<repetitions {
+    public func measureCommand(_ name: String, executable: String, arguments: [String], duration: Double) async throws -> Measurement {
+        try await fastest(name, duration: duration, clock: Self.childrenCPUTime) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            let (cpu0, wall0) = (Self.childrenCPUTime(), Date())
             try process.run()
             process.waitUntilExit()
-            let m = Measurement(name: name, cpuSeconds: Self.childrenCPUTime() - cpu0,
-                                wallSeconds: Date().timeIntervalSince(wall0), realTimeFactor: 0)
-            if best == nil || m.cpuSeconds < best!.cpuSeconds { best = m }
         }
-        var m = best ?? Measurement(name: name, cpuSeconds: 0, wallSeconds: 0, realTimeFactor: 0)
-        m.realTimeFactor = duration / max(m.cpuSeconds, 1e-9)
-        return m
     }
 
-    private func measure(_ name: String, duration: Double, _ body: () throws -> Void) throws -> Measurement {
-        var best: Measurement?
+    /// Runs `body` `repetitions` times and keeps the run with the least CPU time on `clock`.
+    private func fastest(_ name: String, duration: Double, clock: () -> Double,
+                         _ body: () async throws -> Void) async throws -> Measurement {
+        var best = Measurement(name: name, cpuSeconds: .infinity, wallSeconds: 0, realTimeFactor: 0)
         for _ in 0..<repetitions {
-            let (cpu0, wall0) = (Self.processCPUTime(), Date())
-            try body()
-            let m = Measurement(name: name, cpuSeconds: Self.processCPUTime() - cpu0,
-                                wallSeconds: Date().timeIntervalSince(wall0), realTimeFactor: 0)
-            if best == nil || m.cpuSeconds < best!.cpuSeconds { best = m }
+            let (cpu0, wall0) = (clock(), Date())
+            try await body()
+            let cpu = clock() - cpu0
+            if cpu < best.cpuSeconds {
+                best.cpuSeconds = cpu
+                best.wallSeconds = Date().timeIntervalSince(wall0)
+            }
         }
-        var m = best ?? Measurement(name: name, cpuSeconds: 0, wallSeconds: 0, realTimeFactor: 0)
-        m.realTimeFactor = duration / max(m.cpuSeconds, 1e-9)
-        return m
+        best.realTimeFactor = duration / max(best.cpuSeconds, 1e-9)
+        return best
     }
 
     static func processCPUTime() -> Double { cpuTime(RUSAGE_SELF.rawValue) }
