@@ -123,7 +123,11 @@ struct DownbeatTracker: Sendable {
                 }
                 score = next
             }
-            for st in 0..<s where statePos[st] == 0 { score[st] += beta * salience[i] }
+            for st in 0..<s {
+                if statePos[st] == 0 { score[st] += beta * salience[i] }
+                // Meter prior per beat: duple and quadruple meters are the more common.
+                if stateMeter[st] % 2 == 1 { score[st] -= configuration.oddMeterPenalty }
+            }
         }
         var st = 0
         for x in 0..<s where score[x] > score[st] { st = x }

@@ -100,6 +100,9 @@ public struct RhythmAnalyzer: Sendable {
         public var harmonicContextBeats: Int = 2
         /// Scale of the downbeat salience in the bar Viterbi (default 1).
         public var downbeatSharpness: Double = 1
+        /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
+        /// 0.1; 4/4 is far more common than 3/4 in Western music).
+        public var oddMeterPenalty: Double = 0.1
         /// Probability of a bar re-phasing jump per beat (default 1e-3).
         public var barJumpProbability: Double = 1e-3
         /// Probability of a meter change per beat (default 1e-6).
