@@ -118,7 +118,7 @@ private enum Synth {
         let result = Synth.analyze(samples)
         let estimated = Double(result.beatsPerMinute ?? 0)
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm) BPM")
-        #expect(Synth.hitRate(result.beats, truth) > 0.95)
+        #expect(Synth.hitRate(result.beats, truth) > 0.95, "beats \(result.beats)")
         // No extra beats: the count matches the clicks (one may be missing at either end).
         #expect(abs(result.beats.count - truth.count) <= 2, "\(result.beats.count) beats for \(truth.count) clicks")
         #expect(abs(Synth.medianOffset(result.beats, truth)) < 0.03)

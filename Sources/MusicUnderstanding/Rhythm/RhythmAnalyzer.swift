@@ -80,6 +80,9 @@ public struct RhythmAnalyzer: Sendable {
         public var activationFloor: Double = 0.0625
         /// Window of the local reference level of the onset curve, seconds (default 4).
         public var activationWindowSeconds: Double = 4
+        /// Percentile at which the onset curve is clipped before tempo and beat tracking
+        /// (default 1: disabled; clipping at 0.99 lost tonal accuracy).
+        public var clipPercentile: Double = 1
         /// Weight of the low-band onset curve added to the broadband one for tempo and beat
         /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
         public var lowBandBeatWeight: Float = 2
@@ -131,6 +134,13 @@ public struct RhythmAnalyzer: Sendable {
             for i in curve.indices { curve[i] += configuration.lowBandBeatWeight * onset.lowStrength[i] }
         }
         guard curve.allSatisfy({ $0.isFinite }) else { return empty }
+        // Clip isolated outliers (the first onset after silence is exaggerated by the adaptive
+        // whitening) so that they do not dominate the local reference and the periodicity.
+        if configuration.clipPercentile < 1, curve.count > 1 {
+            let sorted = curve.sorted()
+            let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.clipPercentile))]
+            if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
+        }
         let estimator = TempoEstimator(configuration: configuration)
         let chordRate = fps / Double(max(1, onset.chromaBlock))
         guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(onset),
@@ -142,7 +152,11 @@ public struct RhythmAnalyzer: Sendable {
         let tracker = BeatTracker(configuration: configuration)
         var beatFrames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod,
                                        centrePeriod: tempo.period)
-        beatFrames = trimToActivity(beatFrames, curve: curve, period: tempo.period)
+        // The decoder may put a beat anywhere in the beat-state window (±τ/λ positions), so the
+        // onset support of a beat is looked for in that window when trimming.
+        let radius = max(configuration.refinementRadius,
+                         Int((tempo.period / configuration.observationLambda).rounded()))
+        beatFrames = trimToActivity(beatFrames, curve: curve, radius: radius)
         guard beatFrames.count >= 2 else { return empty }
         let beatTimes = beatFrames.map { max(0, refine($0, curve: curve) / fps + configuration.latency) }
         // Tempo: median of inter-beat intervals averaged over 4 beats (sub-frame resolution).
@@ -216,15 +230,12 @@ public struct RhythmAnalyzer: Sendable {
 
     /// Removes beats in the head and tail where the music has no onsets (silence, a lead-in,
     /// a reverberant or fading end): leading and trailing beats whose onset peak (within
-    /// `refinementRadius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
-    func trimToActivity(_ beats: [Int], curve: [Float], period: Double) -> [Int] {
+    /// `radius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
+    func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
-        let r = max(1, configuration.refinementRadius)
         let peaks: [Float] = beats.map { f in
-            var m: Float = 0
-            let lo = max(0, f - r), hi = min(curve.count - 1, f + r)
-            if lo <= hi { for i in lo...hi where curve[i] > m { m = curve[i] } }
-            return m
+            let p = peakFrame(near: f, curve: curve, radius: max(1, radius))
+            return p >= 0 && p < curve.count ? curve[p] : 0
         }
         let median = peaks.sorted()[peaks.count / 2]
         guard median > 0 else { return [] }
@@ -232,6 +243,16 @@ public struct RhythmAnalyzer: Sendable {
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
               let last = peaks.lastIndex(where: { $0 >= threshold }) else { return [] }
         return Array(beats[first...last])
+    }
+
+    /// The frame of the largest onset value within `radius` frames of `frame` (the frame itself
+    /// when the curve is flat there).
+    func peakFrame(near frame: Int, curve: [Float], radius: Int) -> Int {
+        let lo = max(0, frame - radius), hi = min(curve.count - 1, frame + radius)
+        guard lo <= hi, frame >= 0, frame < curve.count else { return frame }
+        var best = frame
+        for i in lo...hi where curve[i] > curve[best] { best = i }
+        return best
     }
 
     /// Moves a beat to the largest onset peak within `refinementRadius` frames, with parabolic
