@@ -11,8 +11,8 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswresample",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
+            pkgConfig: "libavformat libavdevice libavcodec libavutil libswresample",
+            providers: [.apt(["libavformat-dev", "libavdevice-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
         .systemLibrary(
             name: "CFFTW",

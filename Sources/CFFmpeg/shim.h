@@ -2,6 +2,7 @@
 #define CADENZA_CFFMPEG_SHIM_H
 #include <errno.h>
 #include <libavformat/avformat.h>
+#include <libavdevice/avdevice.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
@@ -19,6 +20,10 @@ static inline int cadenza_averror_eof(void) { return AVERROR_EOF; }
 static inline int cadenza_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 /** AVERROR_STREAM_NOT_FOUND. */
 static inline int cadenza_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+/** AVERROR_HTTP_NOT_FOUND (404). */
+static inline int cadenza_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
+/** AVERROR_HTTP_FORBIDDEN (403). */
+static inline int cadenza_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDDEN; }
 /** AVERROR_DECODER_NOT_FOUND. */
 static inline int cadenza_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 

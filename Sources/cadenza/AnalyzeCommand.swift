@@ -1,5 +1,6 @@
 import Foundation
 import MusicUnderstanding
+import Synchronization
 
 /// `cadenza analyze PATH...`
 enum AnalyzeCommand {
@@ -20,7 +21,7 @@ enum AnalyzeCommand {
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
             error record naming the file and the reason; the batch always goes on.
             Output: one JSON report per line on stdout in completion order (NDJSON), or with --output one \
-            file per input. A progress bar with ETA is drawn on stderr when it is a terminal.
+            file per input, DIR/<input path>.json (standard input: DIR/stdin.json). A progress bar with ETA is drawn on stderr when it is a terminal.
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 130 interrupted.
             structure, pace and instrumentActivity are not available in this version.
             """)
@@ -32,7 +33,8 @@ enum AnalyzeCommand {
         do throws(UsageError) {
             let requested = try parseAnalysisTypes(args.value("--for"))
             if let missing = AnalysisType.allCases.first(where: { requested.contains($0) && !$0.isAvailable }) {
-                throw UsageError(description: AnalysisError.unavailable(missing).description)
+                let offered = AnalysisType.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+                throw UsageError(description: AnalysisError.unavailable(missing).description + " (--for accepts \(offered))")
             }
             types = requested.isEmpty ? AnalysisType.available : requested
             jobs = try args.int("--jobs", range: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
@@ -40,8 +42,13 @@ enum AnalyzeCommand {
             Cadenza.usageFailure(error.description, spec)
         }
         if args.positionals.isEmpty { Cadenza.usageFailure("no input: give at least one file or folder", spec) }
+        if let dir = args.value("--output"), let reason = unusableOutputFolder(dir) {
+            // Found before any analysis runs, instead of one write error per input afterwards.
+            Cadenza.usageFailure("cannot write to --output \(dir): \(reason)", spec)
+        }
 
         let inputs = InputDiscovery().inputs(from: args.positionals)
+        if inputs.isEmpty { printError("warning: no audio inputs found in \(args.positionals.joined(separator: " "))") }
         let sink: ReportSink = args.value("--output").map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         let progress = (isatty(STDERR_FILENO) == 1 && !args.flag("--no-progress")) ? ProgressBar(inputs: inputs) : nil
         let state = BatchState()
@@ -52,7 +59,7 @@ enum AnalyzeCommand {
                 let failed = report.error != nil
                 var writeError: String?
                 do { try sink.write(report) } catch { writeError = "\(report.source.path): cannot write report: \(error)" }
-                await state.record(failed: failed || writeError != nil)
+                state.record(failed: failed || writeError != nil)
                 if let writeError { progress?.clear(); printError("error: " + writeError) }
                 if let error = report.error, sink.isDirectory {
                     progress?.clear()
@@ -61,13 +68,22 @@ enum AnalyzeCommand {
                 progress?.advance(path: report.source.path)
             }
         }
-        let interrupt = SignalWatcher(signal: SIGINT) { work.cancel() }
+        let interrupt = SignalWatcher(signal: SIGINT) {
+            work.cancel()
+            // An input that stalls (a pipe with no data) cannot notice the cancellation: end anyway.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+                guard state.claimFinalMessage() else { return }
+                progress?.clear()
+                printError("interrupted: \(state.counts().done) of \(inputs.count) inputs analysed")
+                exit(130)
+            }
+        }
         await work.value
         interrupt.stop()
         progress?.finish()
-        let (done, failed) = await state.counts()
+        let (done, failed) = state.counts()
         if work.isCancelled {
-            printError("interrupted: \(done) of \(inputs.count) inputs analysed")
+            if state.claimFinalMessage() { printError("interrupted: \(done) of \(inputs.count) inputs analysed") }
             return 130
         }
         if failed > 0 && progress != nil { printError("\(failed) of \(inputs.count) inputs failed") }
@@ -75,15 +91,47 @@ enum AnalyzeCommand {
     }
 }
 
-/// Counts of finished inputs.
-actor BatchState {
-    private var done = 0
-    private var failed = 0
-    func record(failed isFailure: Bool) {
-        done += 1
-        if isFailure { failed += 1 }
+/// Counts of finished inputs. Synchronous (a lock, not an actor) so that the interrupt fallback
+/// can read it even when every thread of the concurrency pool is blocked reading a stalled input.
+final class BatchState: Sendable {
+    private struct Counts {
+        var done = 0
+        var failed = 0
+        var finalMessagePrinted = false
     }
-    func counts() -> (Int, Int) { (done, failed) }
+    private let counts_ = Mutex(Counts())
+
+    func record(failed isFailure: Bool) {
+        counts_.withLock { c in
+            c.done += 1
+            if isFailure { c.failed += 1 }
+        }
+    }
+
+    func counts() -> (done: Int, failed: Int) { counts_.withLock { ($0.done, $0.failed) } }
+
+    /// True exactly once: the "interrupted" message is printed by whoever gets here first.
+    func claimFinalMessage() -> Bool {
+        counts_.withLock { c in
+            defer { c.finalMessagePrinted = true }
+            return !c.finalMessagePrinted
+        }
+    }
+}
+
+/// Why `dir` cannot take reports (it is created when missing), or nil when it can.
+func unusableOutputFolder(_ dir: String) -> String? {
+    do {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    } catch {
+        return ReportSink.reason(error)
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+        return "not a directory"
+    }
+    if access(dir, W_OK | X_OK) != 0 { return String(cString: strerror(errno)) }
+    return nil
 }
 
 extension ReportSink {

@@ -122,6 +122,51 @@ func decodesFixture(_ expected: FixtureExpectation) throws {
     }
 }
 
+@Test func fileURLDecodesAndNamesTheURL() throws {
+    let url = "file://" + fixture("tone_2s_stereo.ogg")
+    let (decoder, samples) = try decodeAll(url)
+    #expect(decoder.source.path == url)
+    #expect(samples.count == 88200 * 2)
+    let missing = "file://" + fixture("missing.ogg")
+    #expect(openError(missing) == .fileNotFound(path: missing))
+}
+
+/// Runs `body` with `bytes` (at most a pipe buffer, 64 KiB) waiting on standard input.
+private func withStandardInput<T>(_ bytes: Data, _ body: () throws -> T) throws -> T {
+    precondition(bytes.count < 65_536)
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    let written = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, bytes.count) }
+    close(fds[1])
+    let saved = dup(0)
+    dup2(fds[0], 0)
+    close(fds[0])
+    defer { dup2(saved, 0); close(saved) }
+    #expect(written == bytes.count)
+    return try body()
+}
+
+@Test func standardInputDecodesAnEncodedStreamInSmallChunks() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture("tone_2s_stereo.ogg")))
+    let (decoder, chunks, total) = try withStandardInput(bytes) { () throws -> (AudioDecoder, Int, Int) in
+        let decoder = try AudioDecoder(path: "-")
+        var chunks = 0, total = 0
+        while let buffer = try decoder.read() {
+            chunks += 1
+            total += buffer.frameCount
+            // About 50 ms at a time on a pipe (plus at most one codec frame).
+            #expect(buffer.frameCount <= 2205 + 2048)
+        }
+        return (decoder, chunks, total)
+    }
+    #expect(decoder.source.path == "-")
+    #expect(decoder.source.codec == "vorbis")
+    #expect(decoder.sampleRate == 44100)
+    #expect(decoder.channels == [.frontLeft, .frontRight])
+    #expect(total == 88200)
+    #expect(chunks >= 20)
+}
+
 @Test func rawPCMInputDecodesExactly() throws {
     // 0.3 s of stereo f32le at 48 kHz: left a ramp, right its negative.
     let frames = 14_400
@@ -225,6 +270,11 @@ func notAudioIsCorruptData(_ name: String) {
     #expect(decoder.damageNote == nil)
 }
 
+@Test func unknownCodecIsUnsupportedCodec() {
+    let path = fixture("unknown_codec.wav")
+    #expect(openError(path) == .unsupportedCodec(path: path, codec: "unknown, codec tag 0x2222"))
+}
+
 @Test func headerWithoutFramesIsZeroLength() {
     let path = fixture("zero_frames.wav")
     #expect(openError(path) == .zeroLength(path: path))
@@ -277,6 +327,21 @@ func notAudioIsCorruptData(_ name: String) {
     #expect(note.contains("2.0 s"))
 }
 
+@Test("Files cut in half decode their first half and say the data ends early",
+      arguments: ["tone_2s_stereo.flac", "tone_44k_stereo.aiff"])
+func halfFileSaysItEndsEarly(_ name: String) throws {
+    let original = try Data(contentsOf: URL(fileURLWithPath: fixture(name)))
+    let path = temporaryPath("half-" + name)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try original.prefix(original.count / 2).write(to: URL(fileURLWithPath: path))
+    let (decoder, samples) = try decodeAll(path)
+    let seconds = Double(samples.count / 2) / 44100
+    let full = name.hasSuffix(".flac") ? 2.0 : 0.25
+    #expect(seconds > full * 0.3 && seconds < full * 0.6, "decoded \(seconds) s")
+    let note = try #require(decoder.damageNote)
+    #expect(note.contains("ends early"))
+}
+
 @Test func overclaimingWAVHeaderDecodesWhatIsThereAndSaysSo() throws {
     let (decoder, samples) = try decodeAll(fixture("header_overclaims.wav"))
     #expect(samples.count == 5513)  // 0.25 s at 22.05 kHz (rounded up by the generator)
@@ -305,6 +370,20 @@ private func noiseBytes(_ count: Int, seed: UInt32) -> [UInt8] {
     #expect(Date().timeIntervalSince(start) < 10)
     #expect(samples.count / 2 > 44100 / 2)  // the valid half second or more survives
     #expect(decoder.source.duration ?? 0 < 30)
+    #expect(decoder.damageNote != nil)
+}
+
+@Test func validHeaderWithoutDecodableFramesIsCorruptData() throws {
+    // FLAC STREAMINFO announcing 2 s, then noise: not "zero length" but undecodable.
+    let original = try Data(contentsOf: URL(fileURLWithPath: fixture("tone_2s_stereo.flac")))
+    let path = temporaryPath("noise.flac")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try (original.prefix(100) + Data(noiseBytes(65_536, seed: 3))).write(to: URL(fileURLWithPath: path))
+    guard case .corruptData(let p, _)? = openError(path) else {
+        Issue.record("expected corruptData, got \(String(describing: openError(path)))")
+        return
+    }
+    #expect(p == path)
 }
 
 @Test func damagedMiddleDecodesAroundTheDamage() throws {

@@ -40,12 +40,13 @@ private enum Signal {
     }
 
     /// Deterministic "music-like" noise: white noise shaped by a slowly varying envelope.
-    static func noise(seconds: Double, sampleRate: Double = 48_000, channels: Int = 2, seed: UInt64 = 1) -> [Float] {
+    static func noise(seconds: Double, sampleRate: Double = 48_000, channels: Int = 2, seed: UInt64 = 1,
+                      envelopeHz: Double = 0.7) -> [Float] {
         var state = seed
         let frames = Int(seconds * sampleRate)
         var out = [Float](repeating: 0, count: frames * channels)
         for n in 0..<frames {
-            let envelope = 0.05 + 0.25 * (1 + sin(2 * .pi * 0.7 * Double(n) / sampleRate))
+            let envelope = 0.05 + 0.25 * (1 + sin(2 * .pi * envelopeHz * Double(n) / sampleRate))
             for c in 0..<channels {
                 state = state &* 6364136223846793005 &+ 1442695040888963407
                 let u = Double(state >> 11) / Double(1 << 53) * 2 - 1
@@ -263,7 +264,7 @@ func integratedLoudnessIsIndependentOfSampleRate(rate: Double, tolerance: Double
 }
 
 @Test func unusableFormatsAreIgnoredWithoutCrashing() {
-    for (rate, layout) in [(0.0, [AudioChannel.frontLeft]), (.nan, [.frontLeft]), (48_000, [])] {
+    for (rate, layout) in [(0.0, [AudioChannel.frontLeft]), (.nan, [.frontLeft]), (4e300, [.frontLeft]), (48_000, [])] {
         let meter = LoudnessMeter(sampleRate: rate, channels: layout)
         meter.add([0.5, 0.5, 0.5])
         let r = meter.result()
@@ -350,4 +351,20 @@ func oneStepPerHundredMilliseconds(rate: Double) {
     let lo = sorted[Int((Double(sorted.count - 1) * 0.1).rounded())]
     let hi = sorted[Int((Double(sorted.count - 1) * 0.95).rounded())]
     #expect(abs(histogram.loudnessRange() - (hi - lo)) < 0.02)
+}
+
+@Test func loudnessRangeFollowsItsShortTermValues() {
+    // Tech 3342 on a signal whose loudness swings (20 s envelope period), checked against an exact
+    // computation from the meter's own short-term series: the values at 3 s, 4 s, 5 s, ...
+    // (the default one-per-second stride), gated at -70 LUFS and -20 LU, nearest-rank percentiles.
+    let rate = 16_000.0
+    let (r, _) = measure(Signal.noise(seconds: 40, sampleRate: rate, channels: 1, envelopeHz: 0.05), sampleRate: rate, channels: [.frontCenter])
+    let picked = r.shortTerm.filter { $0.time >= 3 - 1e-9 && abs($0.time - $0.time.rounded()) < 1e-6 }.map { Double($0.value) }
+    #expect(picked.count == 38)
+    let absGated = picked.filter { $0 >= -70 }
+    let mean = absGated.map { LoudnessScale.energy(ofLoudness: $0) }.reduce(0, +) / Double(absGated.count)
+    let gated = absGated.filter { $0 >= LoudnessScale.loudness(ofEnergy: mean) - 20 }.sorted()
+    let lra = gated[Int((Double(gated.count - 1) * 0.95).rounded())] - gated[Int((Double(gated.count - 1) * 0.1).rounded())]
+    #expect(lra > 3)
+    #expect(abs(Double(r.loudnessRange) - lra) < 0.02)
 }

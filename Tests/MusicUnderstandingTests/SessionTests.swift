@@ -144,3 +144,19 @@ actor Collected {
     var reports: [Report] = []
     func add(_ r: Report) { reports.append(r) }
 }
+
+@Suite struct DeviceInputTests {
+    /// libavdevice's virtual `lavfi` device stands in for a sound card: the same code path as
+    /// `alsa:default` or `pulse:default`, without hardware.
+    @Test func lavfiDeviceIsMetered() async throws {
+        #expect(AudioDecoder.isDevice("lavfi:sine=f=1000:d=1"))
+        #expect(!AudioDecoder.isDevice("notadevice:x"))
+        let session = try MusicUnderstandingSession(path: "lavfi:sine=f=1000:d=1")
+        let result = try await session.analyze(for: [.loudness])
+        let source = await session.source
+        #expect(abs((source.duration ?? 0) - 1.0) < 0.01)
+        // lavfi's sine has amplitude 1/8: -18.06 dBFS peak, mono => about -21.1 LUFS.
+        let integrated = result.loudness?.integrated.value ?? 0
+        #expect(abs(integrated - (-21.07)) < 0.1)
+    }
+}

@@ -6,7 +6,7 @@ import Foundation
 /// or when FFmpeg recognises it as audio by probing its content (so a FLAC named `.dat` is found).
 /// Skipped without a record: hidden files, sidecars (a file named like another file plus a
 /// suffix, e.g. `song.mp3.json` or `song.flac.cue`) and well-known non-audio types (images,
-/// playlists, cue sheets, text). Every other file that turns out not to be audio gets an error
+/// playlists, cue sheets, text, JSON). Every other file that turns out not to be audio gets an error
 /// record, so nothing is silently ignored. Files named on the command line are always inputs.
 public struct InputDiscovery: Sendable {
     /// Extensions of audio and video containers: always inputs (an undecodable one gets an error record).
@@ -26,17 +26,19 @@ public struct InputDiscovery: Sendable {
     /// Creates a discovery.
     public init() {}
 
-    /// Expands `paths` into a sorted, de-duplicated list of inputs. A path that does not exist is
-    /// kept, so that it gets its own error record. "-" means standard input.
+    /// Expands `paths` into a sorted, de-duplicated list of inputs (one file given twice, even
+    /// spelt differently as `a/x.mp3` and `./a/x.mp3`, is one input, under its first spelling).
+    /// A path that does not exist is kept, so that it gets its own error record. "-" means standard input.
     public func inputs(from paths: [String]) -> [String] {
         var result: [String] = []
         var seen = Set<String>()
         let fm = FileManager.default
+        func key(_ path: String) -> String { path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path }
         for path in paths {
             var isDirectory: ObjCBool = false
             if path != "-", fm.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for file in walk(path) where seen.insert(file).inserted { result.append(file) }
-            } else if seen.insert(path).inserted {
+                for file in walk(path) where seen.insert(key(file)).inserted { result.append(file) }
+            } else if seen.insert(key(path)).inserted {
                 result.append(path)
             }
         }

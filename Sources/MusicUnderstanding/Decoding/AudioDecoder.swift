@@ -50,10 +50,20 @@ public final class AudioDecoder {
 
     private let reader: FFmpegAudioReader
 
-    /// Opens `path` ("-" for standard input); with `rawFormat` the input is headerless PCM.
+    /// Whether `path` names an FFmpeg input device rather than a file: `alsa:default`,
+    /// `pulse:default`, `jack:cadenza`, `oss:/dev/dsp`, or the virtual `lavfi:sine=f=1000:d=5`.
+    public static func isDevice(_ path: String) -> Bool { FFmpeg.deviceInput(path) != nil }
+
+    /// Opens `path` ("-" for standard input; "scheme://..." for a URL FFmpeg can open); with
+    /// `rawFormat` the input is headerless PCM.
     ///
     /// Opening decodes the first frame, so the native format is known (and a file holding no
-    /// decodable audio fails here, not on the first ``read()``).
+    /// decodable audio fails here, not on the first ``read()``). Errors name the input:
+    /// ``DecodingError/fileNotFound(path:)``, ``DecodingError/permissionDenied(path:)``,
+    /// ``DecodingError/noAudioStream(path:)``, ``DecodingError/unsupportedCodec(path:codec:)``,
+    /// ``DecodingError/corruptData(path:reason:)`` (also for an empty file, or a header claiming a
+    /// sample rate outside 1...768000 Hz or more than 64 channels) and
+    /// ``DecodingError/zeroLength(path:)``.
     public init(path: String, rawFormat: RawPCMFormat? = nil) throws(DecodingError) {
         let reader = try FFmpegAudioReader(path: path, rawFormat: rawFormat,
                                            maximumConsecutiveErrors: Self.maximumConsecutiveErrors)

@@ -43,7 +43,7 @@ final class FFmpegAudioReader {
     private var notes: [String] = []
     /// Stream duration the container declares, when it is not a bit-rate guess.
     private var declaredDuration: Double?
-    /// For WAV: seconds of audio the data chunk claims beyond the end of the file.
+    /// For a WAV whose data chunk claims more than the file holds: claimed and present seconds.
     private var wavOverclaim: (declared: Double, available: Double)?
 
     /// Decoded duration so far in seconds.
@@ -64,17 +64,25 @@ final class FFmpegAudioReader {
         self.maximumConsecutiveErrors = max(1, maximumConsecutiveErrors)
         FFmpeg.silenceLogs()
 
-        let url: String
-        if path == "-" {
-            url = "pipe:0"
-        } else {
-            try Self.checkFile(path)
-            url = "file:" + path
-        }
-
         var inputFormat: UnsafePointer<AVInputFormat>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
+        let url: String
+        if path == "-" {
+            url = "pipe:0"
+        } else if rawFormat == nil, let device = FFmpeg.deviceInput(path) {
+            // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
+            inputFormat = device.format
+            url = device.url
+        } else if Self.isURL(path) {
+            url = path
+            // A stalled network source fails after 15 s without data instead of hanging.
+            av_dict_set(&options, "rw_timeout", "15000000", 0)
+        } else {
+            try Self.checkFile(path)
+            url = "file:" + path  // so that a name with a colon is never taken for a protocol
+        }
+
         if let rawFormat {
             guard (1...FFmpeg.maximumSampleRate).contains(rawFormat.sampleRate) else {
                 throw .corruptData(path: path, reason: "raw PCM sample rate \(rawFormat.sampleRate) Hz is outside 1...\(FFmpeg.maximumSampleRate) Hz")
@@ -100,9 +108,11 @@ final class FFmpegAudioReader {
             throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil)
         }
 
-        if rawFormat == nil {
-            // Reads a few packets to fill in stream parameters; a raw PCM header needs none of
-            // that, and skipping it keeps a live input's latency low.
+        // `avformat_find_stream_info` reads packets to fill in stream parameters. Raw PCM needs
+        // none of that, and on a pipe it can buffer seconds of a live input, so there it runs
+        // only when the header left the audio parameters unknown.
+        let isPipe = path == "-"
+        if rawFormat == nil && (!isPipe || !Self.hasAudioParameters(formatContext)) {
             let infoResult = avformat_find_stream_info(formatContext, nil)
             if infoResult < 0 {
                 throw .corruptData(path: path, reason: FFmpeg.message(infoResult))
@@ -135,10 +145,10 @@ final class FFmpegAudioReader {
         let declaredRate = Int(parameters.pointee.sample_rate)
         let declaredChannels = Int(parameters.pointee.ch_layout.nb_channels)
         if declaredRate < 0 || declaredRate > FFmpeg.maximumSampleRate {
-            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz (outside 1...\(FFmpeg.maximumSampleRate) Hz)")
+            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
         }
         if declaredChannels < 0 || declaredChannels > FFmpeg.maximumChannelCount {
-            throw .corruptData(path: path, reason: "the header declares \(declaredChannels) channels (outside 1...\(FFmpeg.maximumChannelCount))")
+            throw .corruptData(path: path, reason: "the header declares \(declaredChannels) channels, outside 1...\(FFmpeg.maximumChannelCount)")
         }
 
         estimatedDuration = Self.duration(of: formatContext, stream: stream)
@@ -163,10 +173,13 @@ final class FFmpegAudioReader {
         // The native format is that of the first decoded frame, not the container's claim.
         guard decodeNextFrame() else {
             if skippedPackets > 0 || lastError != 0 {
-                throw .corruptData(path: path, reason: "no audio frame could be decoded (\(FFmpeg.message(lastError)))")
+                throw .corruptData(path: path, reason: "no audio frame could be decoded: \(FFmpeg.message(lastError))")
             }
             if declaredRate == 0 || declaredChannels == 0 {
                 throw .corruptData(path: path, reason: "no audio frame could be decoded and the stream parameters are unknown")
+            }
+            if let announced = estimatedDuration, announced > 0 {
+                throw .corruptData(path: path, reason: "no audio frame could be decoded although the header announces \(Self.seconds(announced))")
             }
             throw .zeroLength(path: path)
         }
@@ -182,9 +195,13 @@ final class FFmpegAudioReader {
         let layoutResult = cadenza_layout_normalized(&outputLayout, &frame.pointee.ch_layout)
         guard layoutResult >= 0 else { throw .corruptData(path: path, reason: FFmpeg.message(layoutResult)) }
         sampleRate = rate
+        if isPipe && rawFormat == nil {
+            // Possibly live: hand out about 50 ms at a time rather than 16k frames.
+            chunkFrames = max(1, rate / 20)
+        }
         channels = FFmpeg.channels(of: &outputLayout)
         guard channels.count == count else {
-            throw .corruptData(path: path, reason: "inconsistent channel layout (\(channels.count) positions for \(count) channels)")
+            throw .corruptData(path: path, reason: "inconsistent channel layout: \(channels.count) positions for \(count) channels")
         }
 
         if rawFormat == nil, path != "-", Self.formatName(formatContext) == "wav",
@@ -372,7 +389,7 @@ final class FFmpegAudioReader {
         let decoded = decodedDuration
         if let claim = wavOverclaim {
             notes.append("data ends early at \(Self.seconds(decoded)) (the WAV header announces \(Self.seconds(claim.declared)))")
-        } else if let declared = declaredDuration, decoded < declared - max(0.5, 0.02 * declared) {
+        } else if let declared = declaredDuration, decoded < declared - max(0.1, 0.01 * declared) {
             notes.append("data ends early at \(Self.seconds(decoded)) (the header announces \(Self.seconds(declared)))")
         }
     }
@@ -389,6 +406,18 @@ final class FFmpegAudioReader {
         return avio_feof(pb) != 0
     }
 
+    /// True for "scheme://..." (http, https, rtmp, file, ...) when no local file has that name.
+    private static func isURL(_ path: String) -> Bool {
+        guard let range = path.range(of: "://"), range.lowerBound != path.startIndex else { return false }
+        let scheme = path[..<range.lowerBound]
+        guard scheme.first?.isLetter == true,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else {
+            return false
+        }
+        var info = stat()
+        return stat(path, &info) != 0
+    }
+
     /// Fails fast, with the file named, when the path cannot be a readable audio file.
     private static func checkFile(_ path: String) throws(DecodingError) {
         var info = stat()
@@ -401,26 +430,33 @@ final class FFmpegAudioReader {
         }
         let type = info.st_mode & S_IFMT
         if type == S_IFDIR { throw .corruptData(path: path, reason: "a directory, not an audio file") }
-        if type == S_IFREG && info.st_size == 0 { throw .corruptData(path: path, reason: "the file is empty (0 bytes)") }
+        if type == S_IFREG && info.st_size == 0 { throw .corruptData(path: path, reason: "the file is empty: 0 bytes") }
         if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
     }
 
     private static func openError(_ code: Int32, path: String, isFile: Bool) -> DecodingError {
         switch code {
-        case FFmpeg.noSuchFile: return .fileNotFound(path: path)
-        case FFmpeg.accessDenied, FFmpeg.notPermitted: return .permissionDenied(path: path)
+        case FFmpeg.noSuchFile, FFmpeg.httpNotFound: return .fileNotFound(path: path)
+        case FFmpeg.accessDenied, FFmpeg.notPermitted, FFmpeg.httpForbidden: return .permissionDenied(path: path)
         default: break
         }
         // FFmpeg's demuxers reject absurd WAV headers with a bare "invalid data": say why.
         if isFile, let wav = WAVHeader(path: path) {
             if let rate = wav.sampleRate, !(1...UInt64(FFmpeg.maximumSampleRate)).contains(rate) {
-                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz (outside 1...\(FFmpeg.maximumSampleRate) Hz)")
+                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
             }
             if let count = wav.channels, !(1...FFmpeg.maximumChannelCount).contains(count) {
-                return .corruptData(path: path, reason: "the WAV header declares \(count) channels (outside 1...\(FFmpeg.maximumChannelCount))")
+                return .corruptData(path: path, reason: "the WAV header declares \(count) channels, outside 1...\(FFmpeg.maximumChannelCount)")
             }
         }
-        return .corruptData(path: path, reason: "not a recognised audio or video format (\(FFmpeg.message(code)))")
+        // "Invalid data" and "Invalid argument" (FFmpeg's words for failed probing) add nothing.
+        if code == FFmpeg.invalidData || code == FFmpeg.invalidArgument {
+            return .corruptData(path: path, reason: "not a recognised audio or video format")
+        }
+        if code == FFmpeg.endOfFile {
+            return .corruptData(path: path, reason: "the data ends inside the header")
+        }
+        return .corruptData(path: path, reason: "cannot open: \(FFmpeg.message(code))")
     }
 
     private static func formatName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
@@ -428,10 +464,27 @@ final class FFmpegAudioReader {
         return String(cString: name)
     }
 
+    /// True when some audio stream already has a sample rate and a channel count.
+    private static func hasAudioParameters(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard let streams = context.pointee.streams else { return false }
+        for index in 0..<Int(context.pointee.nb_streams) {
+            if let parameters = streams[index]?.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
+               parameters.pointee.sample_rate > 0, parameters.pointee.ch_layout.nb_channels > 0 {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The codec name of the first audio stream; for a codec FFmpeg does not know at all,
+    /// the container's codec tag.
     private static func firstAudioCodecName(_ context: UnsafeMutablePointer<AVFormatContext>) -> String? {
         guard let streams = context.pointee.streams else { return nil }
         for index in 0..<Int(context.pointee.nb_streams) {
             if let parameters = streams[index]?.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+                if parameters.pointee.codec_id == AV_CODEC_ID_NONE {
+                    return "unknown, codec tag 0x" + String(parameters.pointee.codec_tag, radix: 16)
+                }
                 return String(cString: avcodec_get_name(parameters.pointee.codec_id))
             }
         }

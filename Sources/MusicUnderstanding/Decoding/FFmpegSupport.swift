@@ -1,3 +1,4 @@
+import Foundation
 import CFFmpeg
 
 /// Small helpers around the FFmpeg C API: error codes, messages, logging and channel layouts.
@@ -12,6 +13,12 @@ enum FFmpeg {
     static let streamNotFound = cadenza_averror_stream_not_found()
     /// `AVERROR_DECODER_NOT_FOUND` from `av_find_best_stream`.
     static let decoderNotFound = cadenza_averror_decoder_not_found()
+    /// `AVERROR_HTTP_NOT_FOUND`.
+    static let httpNotFound = cadenza_averror_http_not_found()
+    /// `AVERROR_HTTP_FORBIDDEN`.
+    static let httpForbidden = cadenza_averror_http_forbidden()
+    /// `AVERROR(EINVAL)`.
+    static let invalidArgument = cadenza_averror(EINVAL)
     /// `AVERROR(ENOENT)`.
     static let noSuchFile = cadenza_averror(ENOENT)
     /// `AVERROR(EACCES)`.
@@ -24,7 +31,24 @@ enum FFmpeg {
     /// Highest channel count accepted (also libswresample's limit).
     static let maximumChannelCount = 64
 
-    private static let quietLogs: Void = { av_log_set_level(AV_LOG_QUIET) }()
+    private static let quietLogs: Void = {
+        av_log_set_level(AV_LOG_QUIET)
+        avdevice_register_all()
+    }()
+
+    /// Audio input devices of libavdevice that `"name:argument"` paths may name.
+    static let audioDevices: Set<String> = ["alsa", "pulse", "oss", "jack", "lavfi", "openal", "sndio"]
+
+    /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for anything else (including an
+    /// existing file whose name happens to look like that).
+    static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
+        guard let colon = path.firstIndex(of: ":") else { return nil }
+        let name = String(path[..<colon])
+        guard audioDevices.contains(name), !FileManager.default.fileExists(atPath: path) else { return nil }
+        silenceLogs()
+        guard let format = av_find_input_format(name) else { return nil }
+        return (format, String(path[path.index(after: colon)...]))
+    }
 
     /// Silences FFmpeg's log output (once per process): errors reach the caller as `DecodingError`.
     static func silenceLogs() { _ = quietLogs }
@@ -34,8 +58,8 @@ enum FFmpeg {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
         let count = buffer.count
         return buffer.withUnsafeMutableBufferPointer { p -> String in
-            guard let base = p.baseAddress else { return "error \(code)" }
-            if av_strerror(code, base, count) < 0 { return "error \(code)" }
+            guard let base = p.baseAddress else { return "FFmpeg error \(code)" }
+            if av_strerror(code, base, count) < 0 { return "FFmpeg error \(code)" }
             return String(cString: base)
         }
     }

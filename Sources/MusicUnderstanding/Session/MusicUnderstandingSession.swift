@@ -45,7 +45,7 @@ public actor MusicUnderstandingSession {
 
     /// Opens a path ("-" for standard input); with `rawFormat` the input is headerless PCM.
     public init(path: String, rawFormat: RawPCMFormat? = nil) throws {
-        if path != "-", !path.contains("://") {
+        if path != "-", !path.contains("://"), rawFormat != nil || !AudioDecoder.isDevice(path) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw AnalysisError.decoding(.fileNotFound(path: path))

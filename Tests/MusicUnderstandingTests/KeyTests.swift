@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Synthesised test signals for the key analysis (22 050 Hz mono).
+private enum KeySignals {
+    static let rate = 22_050.0
+
+    /// SplitMix64, for deterministic noise.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> Float {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return Float(Double(z >> 11) / Double(1 << 53)) * 2 - 1
+        }
+    }
+
+    /// Frequency of MIDI note `m` with A4 = `a4` Hz.
+    static func frequency(_ m: Int, a4: Double = 440) -> Double { a4 * pow(2, Double(m - 69) / 12) }
+
+    /// Adds a harmonic-rich tone (sawtooth-like: partials 1/h up to 8 kHz) with a short attack
+    /// and release to `out`, starting at `start` seconds for `length` seconds.
+    static func addTone(_ out: inout [Float], midi: Int, start: Double, length: Double, gain: Double = 0.08, a4: Double = 440) {
+        let f0 = frequency(midi, a4: a4)
+        let s0 = Int(start * rate), n = Int(length * rate)
+        let attack = 0.01 * rate, release = 0.05 * rate
+        var partials: [(Double, Double)] = []
+        var h = 1
+        while Double(h) * f0 < 8000 && h <= 12 {
+            partials.append((2 * Double.pi * Double(h) * f0 / rate, gain / Double(h)))
+            h += 1
+        }
+        for i in 0..<n where s0 + i < out.count {
+            let t = Double(i)
+            let env = min(1, t / attack) * min(1, Double(n - i) / release)
+            var v = 0.0
+            for (w, a) in partials { v += a * sin(w * t) }
+            out[s0 + i] += Float(v * env)
+        }
+    }
+
+    /// Pitch classes (relative to the tonic) of the chords of a cadence I-IV-V-I (major) or
+    /// i-iv-V-i (minor, with the leading tone).
+    static func cadence(minor: Bool) -> [[Int]] {
+        let third = minor ? 3 : 4
+        let sixth = minor ? 8 : 9
+        return [[0, third, 7], [5, sixth, 12], [7, 11, 14], [0, third, 7]]
+    }
+
+    /// A cadence in the key of `tonic` (pitch class), chords of `chordLength` seconds, repeated
+    /// `repeats` times, starting at `start`; bass an octave and a half below the chord.
+    static func addCadence(_ out: inout [Float], tonic: Int, minor: Bool, start: Double, chordLength: Double,
+                           repeats: Int, a4: Double = 440) {
+        var t = start
+        for _ in 0..<repeats {
+            for chord in cadence(minor: minor) {
+                let base = 60 + tonic  // C4 ... B4
+                for pc in chord { addTone(&out, midi: base + pc, start: t, length: chordLength * 0.95, a4: a4) }
+                addTone(&out, midi: base - 12 + chord[0] % 12, start: t, length: chordLength * 0.95, gain: 0.1, a4: a4)
+                t += chordLength
+            }
+        }
+    }
+
+    /// Runs the shared feature stage and the key analysis on `samples`.
+    static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
+        let stage = FeatureStage(configuration: .init(), onset: true, chroma: true)
+        var i = 0
+        while i < samples.count {
+            let j = min(samples.count, i + 4096)
+            stage.append(Array(samples[i..<j]))
+            i = j
+        }
+        let features = stage.finish()
+        return (KeyAnalyzer().analyze(features, rhythm: rhythm), features)
+    }
+
+    /// The global key (longest range).
+    static func globalKey(_ result: KeyResult) -> (pitchClass: Int, mode: KeyResult.Mode)? {
+        guard let longest = result.ranges.max(by: { $0.range.duration < $1.range.duration }) else { return nil }
+        return (longest.value.tonic.pitchClass, longest.value.mode)
+    }
+
+    /// Checks that ranges are contiguous and cover 0 ... duration.
+    static func covers(_ result: KeyResult, duration: Double) -> Bool {
+        guard let first = result.ranges.first, let last = result.ranges.last else { return false }
+        guard abs(first.range.start) < 1e-9, abs(last.range.end - duration) < 1e-6 else { return false }
+        for (a, b) in zip(result.ranges, result.ranges.dropFirst()) where abs(a.range.end - b.range.start) > 1e-9 {
+            return false
+        }
+        return true
+    }
+}
+
+@Suite("Key")
+struct KeyTests {
+    @Test("Spelling: fewer accidentals, documented ties")
+    func spelling() {
+        let major: [KeyResult.Tonic] = [.c, .dFlat, .d, .eFlat, .e, .f, .fSharp, .g, .aFlat, .a, .bFlat, .b]
+        let minor: [KeyResult.Tonic] = [.c, .cSharp, .d, .eFlat, .e, .f, .fSharp, .g, .gSharp, .a, .bFlat, .b]
+        for pc in 0..<12 {
+            #expect(KeySpelling.signature(pitchClass: pc, mode: .major).tonic == major[pc])
+            #expect(KeySpelling.signature(pitchClass: pc, mode: .minor).tonic == minor[pc])
+            #expect(KeySpelling.signature(pitchClass: pc, mode: .minor).tonic.pitchClass == pc)
+        }
+    }
+
+    @Test("Cadences I-IV-V-I in all 24 keys give that key, one range")
+    func cadencesAllKeys() {
+        for minor in [false, true] {
+            for tonic in 0..<12 {
+                var samples = [Float](repeating: 0, count: Int(4.4 * KeySignals.rate))
+                KeySignals.addCadence(&samples, tonic: tonic, minor: minor, start: 0.2, chordLength: 1.0, repeats: 1)
+                let (result, features) = KeySignals.analyze(samples)
+                let key = KeySignals.globalKey(result)
+                #expect(key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
+                        "tonic \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
+                #expect(result.ranges.count == 1)
+                #expect(KeySignals.covers(result, duration: features.duration))
+            }
+        }
+    }
+
+    @Test("Scales (major; harmonic minor) in all 24 keys give that key")
+    func scalesAllKeys() {
+        let majorSteps = [0, 2, 4, 5, 7, 9, 11, 12]
+        let minorSteps = [0, 2, 3, 5, 7, 8, 11, 12]
+        for minor in [false, true] {
+            for tonic in 0..<12 {
+                let steps = minor ? minorSteps : majorSteps
+                let melody = steps + steps.reversed().dropFirst()
+                var samples = [Float](repeating: 0, count: Int(5.0 * KeySignals.rate))
+                for (i, s) in melody.enumerated() {
+                    KeySignals.addTone(&samples, midi: 60 + tonic + s, start: 0.1 + 0.3 * Double(i), length: 0.29, gain: 0.2)
+                }
+                let (result, _) = KeySignals.analyze(samples)
+                let key = KeySignals.globalKey(result)
+                #expect(key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
+                        "scale on \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
+            }
+        }
+    }
+
+    @Test("A modulation halfway gives two ranges with the boundary near the change")
+    func modulation() {
+        let half = 16.0
+        var samples = [Float](repeating: 0, count: Int(2 * half * KeySignals.rate))
+        KeySignals.addCadence(&samples, tonic: 0, minor: false, start: 0, chordLength: 1, repeats: 4)       // C major
+        KeySignals.addCadence(&samples, tonic: 4, minor: false, start: half, chordLength: 1, repeats: 4)    // E major
+        let (result, features) = KeySignals.analyze(samples)
+        #expect(result.ranges.count == 2)
+        #expect(KeySignals.covers(result, duration: features.duration))
+        if result.ranges.count == 2 {
+            #expect(result.ranges[0].value == KeyResult.KeySignature(tonic: .c, mode: .major))
+            #expect(result.ranges[1].value == KeyResult.KeySignature(tonic: .e, mode: .major))
+            #expect(abs(result.ranges[1].range.start - half) <= 3)
+        }
+    }
+
+    @Test("With a bar grid the key changes on a bar line")
+    func modulationOnBars() {
+        let half = 16.0
+        var samples = [Float](repeating: 0, count: Int(2 * half * KeySignals.rate))
+        KeySignals.addCadence(&samples, tonic: 7, minor: false, start: 0, chordLength: 1, repeats: 4)      // G major
+        KeySignals.addCadence(&samples, tonic: 1, minor: true, start: half, chordLength: 1, repeats: 4)    // C♯ minor
+        let bars = stride(from: 0.0, to: 2 * half, by: 2.0).map { $0 }
+        let rhythm = RhythmResult(beats: stride(from: 0.0, to: 2 * half, by: 0.5).map { $0 }, bars: bars,
+                                  beatsPerMinute: 120, beatsPerBar: 4)
+        let (result, features) = KeySignals.analyze(samples, rhythm: rhythm)
+        #expect(result.ranges.count == 2)
+        #expect(KeySignals.covers(result, duration: features.duration))
+        if result.ranges.count == 2 {
+            #expect(result.ranges[0].value == KeyResult.KeySignature(tonic: .g, mode: .major))
+            #expect(result.ranges[1].value == KeyResult.KeySignature(tonic: .cSharp, mode: .minor))
+            let boundary = result.ranges[1].range.start
+            #expect(abs(boundary - half) <= 3)
+            #expect(bars.contains { abs($0 - boundary) < 1e-9 })
+        }
+    }
+
+    @Test("Detuned input (A4 = 432 Hz): tuning estimated, key still right")
+    func detuned() {
+        var samples = [Float](repeating: 0, count: Int(4.4 * KeySignals.rate))
+        KeySignals.addCadence(&samples, tonic: 3, minor: false, start: 0.2, chordLength: 1, repeats: 1, a4: 432)
+        let (result, features) = KeySignals.analyze(samples)
+        let expectedCents = 1200 * log2(432.0 / 440)  // -31.8
+        let cents = features.chroma?.tuningCents ?? 0
+        #expect(abs(cents - expectedCents) < 4, "tuning \(cents) cents")
+        let key = KeySignals.globalKey(result)
+        #expect(key?.pitchClass == 3 && key?.mode == .major)
+        #expect(result.ranges.first?.value.tonic == .eFlat)
+    }
+
+    @Test("Silence gives no key")
+    func silence() {
+        let (result, _) = KeySignals.analyze([Float](repeating: 0, count: Int(3 * KeySignals.rate)))
+        #expect(result.ranges.isEmpty)
+    }
+
+    @Test("White noise gives no key")
+    func whiteNoise() {
+        var rng = KeySignals.Random(state: 42)
+        let samples = (0..<Int(4 * KeySignals.rate)).map { _ in 0.3 * rng.next() }
+        let (result, _) = KeySignals.analyze(samples)
+        #expect(result.ranges.isEmpty, "got \(result.ranges.map(\.value))")
+    }
+
+    @Test("Drums alone give no key")
+    func drumsOnly() {
+        var rng = KeySignals.Random(state: 7)
+        let rate = KeySignals.rate
+        var samples = [Float](repeating: 0, count: Int(6 * rate))
+        let beat = 0.5
+        var t = 0.0
+        var index = 0
+        while t < 5.8 {
+            let s0 = Int(t * rate)
+            // Hi-hat on every eighth: differentiated noise, 30 ms decay.
+            var previous: Float = 0
+            for i in 0..<Int(0.1 * rate) where s0 + i < samples.count {
+                let x = rng.next()
+                samples[s0 + i] += 0.15 * (x - previous) * Float(exp(-Double(i) / (0.03 * rate)))
+                previous = x
+            }
+            if index % 2 == 0 {
+                let beatIndex = index / 2
+                if beatIndex % 2 == 0 {
+                    // Kick: sine sweeping 150 -> 50 Hz, 150 ms decay.
+                    var phase = 0.0
+                    for i in 0..<Int(0.4 * rate) where s0 + i < samples.count {
+                        let time = Double(i) / rate
+                        let f = 50 + 100 * exp(-time / 0.04)
+                        phase += 2 * Double.pi * f / rate
+                        samples[s0 + i] += Float(0.6 * sin(phase) * exp(-time / 0.15))
+                    }
+                } else {
+                    // Snare: noise plus a 190 Hz body, 80 ms decay.
+                    for i in 0..<Int(0.25 * rate) where s0 + i < samples.count {
+                        let time = Double(i) / rate
+                        let body = 0.3 * sin(2 * Double.pi * 190 * time)
+                        samples[s0 + i] += Float((0.4 * Double(rng.next()) + body) * exp(-time / 0.08))
+                    }
+                }
+            }
+            t += beat / 2
+            index += 1
+        }
+        let (result, features) = KeySignals.analyze(samples)
+        let h = features.chroma?.harmonicEnergy ?? [], s = features.chroma?.spectralEnergy ?? []
+        var g = [Float](repeating: 0, count: 12)
+        if let c = features.chroma { for i in 0..<c.count { for k in 0..<12 { g[k] += c.vectors[12 * i + k].squareRoot() } } }
+        let shares = g.map { $0 / (g.max() ?? 1) }
+        #expect(result.ranges.isEmpty, "got \(result.ranges.map(\.value)) share \(h.reduce(0, +) / s.reduce(0, +)) \(shares)")
+    }
+
+    @Test("No chroma or zero duration gives no key")
+    func missingChroma() {
+        let features = SharedFeatures(configuration: .init(), frameCount: 0, duration: 0, onset: nil, chroma: nil)
+        #expect(KeyAnalyzer().analyze(features, rhythm: nil).ranges.isEmpty)
+    }
+}
