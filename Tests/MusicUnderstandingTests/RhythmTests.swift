@@ -208,6 +208,19 @@ private enum Synth {
         }
     }
 
+    /// A pause inside the music gets no beats: clicks, 10 s of silence, clicks again.
+    @Test func pauseHasNoBeats() {
+        let bpm = 120.0, period = 60 / bpm
+        var samples = [Float](repeating: 0, count: Int(26 * Synth.rate))
+        var truth: [Double] = []
+        for t in stride(from: 0.5, to: 8.0, by: period) { truth.append(t) }
+        for t in stride(from: 18.0, to: 25.5, by: period) { truth.append(t) }
+        for t in truth { Synth.click(&samples, at: t) }
+        let result = Synth.analyze(samples)
+        #expect(result.beats.filter { $0 > 8.5 && $0 < 17.5 }.isEmpty, "beats in the pause")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
+    }
+
     /// Silence gives no beats and no tempo.
     @Test func silence() {
         let result = Synth.analyze([Float](repeating: 0, count: Int(10 * Synth.rate)))

@@ -89,6 +89,9 @@ public struct RhythmAnalyzer: Sendable {
         /// Leading and trailing beats with an onset peak below this share of the median beat
         /// onset peak are dropped (default 0.4).
         public var edgeOnsetRatio: Double = 0.4
+        /// Beats where the log frame energy stays below this share of its 95th percentile are
+        /// dropped as silent (default 0.25).
+        public var silenceRatio: Double = 0.25
         /// Radius of the search for the onset peak near each beat, frames (default 2).
         public var refinementRadius: Int = 2
         /// Meters (beats per bar) considered (default 3 and 4).
@@ -157,6 +160,7 @@ public struct RhythmAnalyzer: Sendable {
         let radius = max(configuration.refinementRadius,
                          Int((tempo.period / configuration.observationLambda).rounded()))
         beatFrames = trimToActivity(beatFrames, curve: curve, radius: radius)
+        beatFrames = removeSilentBeats(beatFrames, energy: onset.energy, radius: radius)
         guard beatFrames.count >= 2 else { return empty }
         let beatTimes = beatFrames.map { max(0, refine($0, curve: curve) / fps + configuration.latency) }
         // Tempo: median of inter-beat intervals averaged over 4 beats (sub-frame resolution).
@@ -243,6 +247,24 @@ public struct RhythmAnalyzer: Sendable {
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
               let last = peaks.lastIndex(where: { $0 >= threshold }) else { return [] }
         return Array(beats[first...last])
+    }
+
+    /// Removes beats inside silent stretches (a pause between movements): beats where the
+    /// frame energy within `radius` frames stays below `silenceRatio` times the 95th
+    /// percentile of the energy (the energy is logarithmic, so 0.25 is about 60 dB down for
+    /// music at a normal level).
+    func removeSilentBeats(_ beats: [Int], energy: [Float], radius: Int) -> [Int] {
+        guard !beats.isEmpty, !energy.isEmpty else { return beats }
+        let sorted = energy.sorted()
+        let reference = sorted[(sorted.count - 1) * 95 / 100]
+        guard reference > 0 else { return [] }
+        let threshold = Float(configuration.silenceRatio) * reference
+        return beats.filter { f in
+            let lo = max(0, f - radius), hi = min(energy.count - 1, f + radius)
+            guard lo <= hi else { return false }
+            for i in lo...hi where energy[i] >= threshold { return true }
+            return false
+        }
     }
 
     /// The frame of the largest onset value within `radius` frames of `frame` (the frame itself
