@@ -90,7 +90,7 @@ struct DownbeatTracker: Sendable {
     /// Decodes meter and downbeats from per-beat downbeat salience.
     func decode(_ salience: [Double]) -> Result? {
         let k = salience.count
-        let meters = configuration.meters.filter { $0 >= 2 }
+        let meters = Array(Set(configuration.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
         guard k >= 2, !meters.isEmpty else { return nil }
         // States: (meter index, position).
         var stateMeter: [Int] = [], statePos: [Int] = []

@@ -94,7 +94,8 @@ public struct RhythmAnalyzer: Sendable {
         public var silenceRatio: Double = 0.25
         /// Radius of the search for the onset peak near each beat, frames (default 2).
         public var refinementRadius: Int = 2
-        /// Meters (beats per bar) considered (default 3 and 4).
+        /// Meters (beats per bar) considered (default 3 and 4; values outside 2...16 are
+        /// ignored).
         public var meters: [Int] = [3, 4]
         /// Weight of harmonic change in the downbeat salience (default 1).
         public var harmonicWeight: Double = 1

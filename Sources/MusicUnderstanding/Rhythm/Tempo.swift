@@ -22,7 +22,9 @@ struct TempoEstimate: Sendable {
 /// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
 /// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
-/// Moelants & McKinney 2004), so the tempo reported is the level a listener taps. A level
+/// Moelants & McKinney 2004; Davies & Plumbley 2007, "Context-dependent beat tracking of musical
+/// audio", weight their comb filterbank the same way with a Rayleigh curve), so the tempo
+/// reported is the level a listener taps. A level
 /// whose half period is as periodic as the level itself is penalised: its "beats" are only a
 /// grouping of an equally strong faster pulse. The periodicity of a harmonic-change curve
 /// (chord changes mark the tactus: Goto 2001; Klapuri et al. 2006 use a similar
