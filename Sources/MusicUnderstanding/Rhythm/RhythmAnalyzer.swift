@@ -49,6 +49,8 @@ public struct RhythmAnalyzer: Sendable {
         /// Ratio of the autocorrelation at half the period to that at the period above which
         /// the level counts as a grouping of a faster pulse (default 0.8).
         public var subdivisionRatio: Double = 0.8
+        /// Whether the grouping test also looks at a third of the period (default true).
+        public var tripleGrouping: Bool = true
         /// Strength of the grouping penalty `exp(−penalty · (ratio − subdivisionRatio))`
         /// (default 4).
         public var subdivisionPenalty: Double = 4

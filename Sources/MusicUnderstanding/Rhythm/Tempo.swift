@@ -113,9 +113,10 @@ struct TempoEstimator: Sendable {
             let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
                 + configuration.harmonic4 * at(4 * tau)
             let z = log2(tau / centre) / sigma
-            // A level whose half period pulses as strongly as itself is a grouping of a faster
-            // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
-            let sub = at(tau / 2) / a[l]
+            // A level whose half (or third) period pulses as strongly as itself is a grouping of
+            // a faster pulse (a click track at 200 BPM is not tapped at 100, a waltz's bar is not
+            // its beat): penalise it.
+            let sub = max(at(tau / 2), configuration.tripleGrouping ? at(tau / 3) : 0) / a[l]
             let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
             var chord = 0.0
             if !chordACF.isEmpty {
