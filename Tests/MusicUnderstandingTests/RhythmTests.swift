@@ -118,7 +118,7 @@ private enum Synth {
         let result = Synth.analyze(samples)
         let estimated = Double(result.beatsPerMinute ?? 0)
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm) BPM")
-        #expect(Synth.hitRate(result.beats, truth) > 0.95)
+        #expect(Synth.hitRate(result.beats, truth) > 0.95, "beats \(result.beats)")
         // No extra beats: the count matches the clicks (one may be missing at either end).
         #expect(abs(result.beats.count - truth.count) <= 2, "\(result.beats.count) beats for \(truth.count) clicks")
         #expect(abs(Synth.medianOffset(result.beats, truth)) < 0.03)
@@ -206,6 +206,19 @@ private enum Synth {
         } else {
             Issue.record("too few beats: \(beats.count)")
         }
+    }
+
+    /// A pause inside the music gets no beats: clicks, 10 s of silence, clicks again.
+    @Test func pauseHasNoBeats() {
+        let bpm = 120.0, period = 60 / bpm
+        var samples = [Float](repeating: 0, count: Int(26 * Synth.rate))
+        var truth: [Double] = []
+        for t in stride(from: 0.5, to: 8.0, by: period) { truth.append(t) }
+        for t in stride(from: 18.0, to: 25.5, by: period) { truth.append(t) }
+        for t in truth { Synth.click(&samples, at: t) }
+        let result = Synth.analyze(samples)
+        #expect(result.beats.filter { $0 > 8.5 && $0 < 17.5 }.isEmpty, "beats in the pause")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
     /// Silence gives no beats and no tempo.

@@ -55,6 +55,14 @@ struct BeatTracker: Sendable {
                 logTrans[i * m + j] = log(row[j] / sum) - configuration.periodPriorWeight * octaves * octaves
             }
         }
+        // Source range of each target period (the finite entries of its column), so the
+        // maximisation below visits only allowed period changes.
+        var fromLo = [Int](repeating: 0, count: m), fromHi = [Int](repeating: m - 1, count: m)
+        for j in 0..<m {
+            var lo = m, hi = -1
+            for i in 0..<m where logTrans[i * m + j].isFinite { lo = min(lo, i); hi = max(hi, i) }
+            if lo <= hi { fromLo[j] = lo; fromHi[j] = hi } else { fromLo[j] = j; fromHi[j] = j }
+        }
         // Beat-state half widths.
         let beatWidth = periods.map { max(1, Int((Double($0) / configuration.observationLambda).rounded())) }
         let obsL = configuration.observationLambda
@@ -70,8 +78,8 @@ struct BeatTracker: Sendable {
                             // slot (t − 1 − (τ − 1)) mod τ = t mod τ.
                             for i in 0..<m { ends[i] = sc[offsets[i] + t % periods[i]] }
                             for j in 0..<m {
-                                var best = -Double.infinity, arg = 0
-                                for i in 0..<m {
+                                var best = -Double.infinity, arg = j
+                                for i in fromLo[j]...fromHi[j] {
                                     let v = ends[i] + lt[i * m + j]
                                     if v > best { best = v; arg = i }
                                 }

@@ -90,7 +90,7 @@ struct DownbeatTracker: Sendable {
     /// Decodes meter and downbeats from per-beat downbeat salience.
     func decode(_ salience: [Double]) -> Result? {
         let k = salience.count
-        let meters = configuration.meters.filter { $0 >= 2 }
+        let meters = Array(Set(configuration.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
         guard k >= 2, !meters.isEmpty else { return nil }
         // States: (meter index, position).
         var stateMeter: [Int] = [], statePos: [Int] = []
@@ -123,7 +123,11 @@ struct DownbeatTracker: Sendable {
                 }
                 score = next
             }
-            for st in 0..<s where statePos[st] == 0 { score[st] += beta * salience[i] }
+            for st in 0..<s {
+                if statePos[st] == 0 { score[st] += beta * salience[i] }
+                // Meter prior per beat: duple and quadruple meters are the more common.
+                if stateMeter[st] % 2 == 1 { score[st] -= configuration.oddMeterPenalty }
+            }
         }
         var st = 0
         for x in 0..<s where score[x] > score[st] { st = x }

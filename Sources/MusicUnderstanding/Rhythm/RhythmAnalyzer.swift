@@ -49,6 +49,8 @@ public struct RhythmAnalyzer: Sendable {
         /// Ratio of the autocorrelation at half the period to that at the period above which
         /// the level counts as a grouping of a faster pulse (default 0.8).
         public var subdivisionRatio: Double = 0.8
+        /// Whether the grouping test also looks at a third of the period (default true).
+        public var tripleGrouping: Bool = true
         /// Strength of the grouping penalty `exp(−penalty · (ratio − subdivisionRatio))`
         /// (default 4).
         public var subdivisionPenalty: Double = 4
@@ -80,15 +82,22 @@ public struct RhythmAnalyzer: Sendable {
         public var activationFloor: Double = 0.0625
         /// Window of the local reference level of the onset curve, seconds (default 4).
         public var activationWindowSeconds: Double = 4
+        /// Percentile at which the onset curve is clipped before tempo and beat tracking
+        /// (default 1: disabled; clipping at 0.99 lost tonal accuracy).
+        public var clipPercentile: Double = 1
         /// Weight of the low-band onset curve added to the broadband one for tempo and beat
         /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
         public var lowBandBeatWeight: Float = 2
         /// Leading and trailing beats with an onset peak below this share of the median beat
         /// onset peak are dropped (default 0.4).
         public var edgeOnsetRatio: Double = 0.4
+        /// Beats where the log frame energy stays below this share of its 95th percentile are
+        /// dropped as silent (default 0.25).
+        public var silenceRatio: Double = 0.25
         /// Radius of the search for the onset peak near each beat, frames (default 2).
         public var refinementRadius: Int = 2
-        /// Meters (beats per bar) considered (default 3 and 4).
+        /// Meters (beats per bar) considered (default 3 and 4; values outside 2...16 are
+        /// ignored).
         public var meters: [Int] = [3, 4]
         /// Weight of harmonic change in the downbeat salience (default 1).
         public var harmonicWeight: Double = 1
@@ -100,6 +109,9 @@ public struct RhythmAnalyzer: Sendable {
         public var harmonicContextBeats: Int = 2
         /// Scale of the downbeat salience in the bar Viterbi (default 1).
         public var downbeatSharpness: Double = 1
+        /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
+        /// 0.1; 4/4 is far more common than 3/4 in Western music).
+        public var oddMeterPenalty: Double = 0.1
         /// Probability of a bar re-phasing jump per beat (default 1e-3).
         public var barJumpProbability: Double = 1e-3
         /// Probability of a meter change per beat (default 1e-6).
@@ -128,6 +140,13 @@ public struct RhythmAnalyzer: Sendable {
             for i in curve.indices { curve[i] += configuration.lowBandBeatWeight * onset.lowStrength[i] }
         }
         guard curve.allSatisfy({ $0.isFinite }) else { return empty }
+        // Clip isolated outliers (the first onset after silence is exaggerated by the adaptive
+        // whitening) so that they do not dominate the local reference and the periodicity.
+        if configuration.clipPercentile < 1, curve.count > 1 {
+            let sorted = curve.sorted()
+            let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.clipPercentile))]
+            if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
+        }
         let estimator = TempoEstimator(configuration: configuration)
         let chordRate = fps / Double(max(1, onset.chromaBlock))
         guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(onset),
@@ -139,7 +158,12 @@ public struct RhythmAnalyzer: Sendable {
         let tracker = BeatTracker(configuration: configuration)
         var beatFrames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod,
                                        centrePeriod: tempo.period)
-        beatFrames = trimToActivity(beatFrames, curve: curve, period: tempo.period)
+        // The decoder may put a beat anywhere in the beat-state window (±τ/λ positions), so the
+        // onset support of a beat is looked for in that window when trimming.
+        let radius = max(configuration.refinementRadius,
+                         Int((tempo.period / configuration.observationLambda).rounded()))
+        beatFrames = trimToActivity(beatFrames, curve: curve, radius: radius)
+        beatFrames = removeSilentBeats(beatFrames, energy: onset.energy, radius: radius)
         guard beatFrames.count >= 2 else { return empty }
         let beatTimes = beatFrames.map { max(0, refine($0, curve: curve) / fps + configuration.latency) }
         // Tempo: median of inter-beat intervals averaged over 4 beats (sub-frame resolution).
@@ -213,15 +237,12 @@ public struct RhythmAnalyzer: Sendable {
 
     /// Removes beats in the head and tail where the music has no onsets (silence, a lead-in,
     /// a reverberant or fading end): leading and trailing beats whose onset peak (within
-    /// `refinementRadius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
-    func trimToActivity(_ beats: [Int], curve: [Float], period: Double) -> [Int] {
+    /// `radius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
+    func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
-        let r = max(1, configuration.refinementRadius)
         let peaks: [Float] = beats.map { f in
-            var m: Float = 0
-            let lo = max(0, f - r), hi = min(curve.count - 1, f + r)
-            if lo <= hi { for i in lo...hi where curve[i] > m { m = curve[i] } }
-            return m
+            let p = peakFrame(near: f, curve: curve, radius: max(1, radius))
+            return p >= 0 && p < curve.count ? curve[p] : 0
         }
         let median = peaks.sorted()[peaks.count / 2]
         guard median > 0 else { return [] }
@@ -229,6 +250,34 @@ public struct RhythmAnalyzer: Sendable {
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
               let last = peaks.lastIndex(where: { $0 >= threshold }) else { return [] }
         return Array(beats[first...last])
+    }
+
+    /// Removes beats inside silent stretches (a pause between movements): beats where the
+    /// frame energy within `radius` frames stays below `silenceRatio` times the 95th
+    /// percentile of the energy (the energy is logarithmic, so 0.25 is about 60 dB down for
+    /// music at a normal level).
+    func removeSilentBeats(_ beats: [Int], energy: [Float], radius: Int) -> [Int] {
+        guard !beats.isEmpty, !energy.isEmpty else { return beats }
+        let sorted = energy.sorted()
+        let reference = sorted[(sorted.count - 1) * 95 / 100]
+        guard reference > 0 else { return [] }
+        let threshold = Float(configuration.silenceRatio) * reference
+        return beats.filter { f in
+            let lo = max(0, f - radius), hi = min(energy.count - 1, f + radius)
+            guard lo <= hi else { return false }
+            for i in lo...hi where energy[i] >= threshold { return true }
+            return false
+        }
+    }
+
+    /// The frame of the largest onset value within `radius` frames of `frame` (the frame itself
+    /// when the curve is flat there).
+    func peakFrame(near frame: Int, curve: [Float], radius: Int) -> Int {
+        let lo = max(0, frame - radius), hi = min(curve.count - 1, frame + radius)
+        guard lo <= hi, frame >= 0, frame < curve.count else { return frame }
+        var best = frame
+        for i in lo...hi where curve[i] > curve[best] { best = i }
+        return best
     }
 
     /// Moves a beat to the largest onset peak within `refinementRadius` frames, with parabolic

@@ -22,7 +22,9 @@ struct TempoEstimate: Sendable {
 /// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
 /// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
-/// Moelants & McKinney 2004), so the tempo reported is the level a listener taps. A level
+/// Moelants & McKinney 2004; Davies & Plumbley 2007, "Context-dependent beat tracking of musical
+/// audio", weight their comb filterbank the same way with a Rayleigh curve), so the tempo
+/// reported is the level a listener taps. A level
 /// whose half period is as periodic as the level itself is penalised: its "beats" are only a
 /// grouping of an equally strong faster pulse. The periodicity of a harmonic-change curve
 /// (chord changes mark the tactus: Goto 2001; Klapuri et al. 2006 use a similar
@@ -111,9 +113,10 @@ struct TempoEstimator: Sendable {
             let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
                 + configuration.harmonic4 * at(4 * tau)
             let z = log2(tau / centre) / sigma
-            // A level whose half period pulses as strongly as itself is a grouping of a faster
-            // pulse (a click track at 200 BPM is not tapped at 100): penalise it.
-            let sub = at(tau / 2) / a[l]
+            // A level whose half (or third) period pulses as strongly as itself is a grouping of
+            // a faster pulse (a click track at 200 BPM is not tapped at 100, a waltz's bar is not
+            // its beat): penalise it.
+            let sub = max(at(tau / 2), configuration.tripleGrouping ? at(tau / 3) : 0) / a[l]
             let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
             var chord = 0.0
             if !chordACF.isEmpty {
