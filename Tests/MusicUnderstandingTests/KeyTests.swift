@@ -66,6 +66,23 @@ private enum KeySignals {
         }
     }
 
+    /// Chords given as pitch classes relative to `tonic`, each `chordLength` seconds, repeated
+    /// `repeats` times from `start`; each chord's first note is also played as a bass note an
+    /// octave and a half below the chord (the chord's root, in the bass register).
+    static func addProgression(_ out: inout [Float], chords: [[Int]], tonic: Int, start: Double, chordLength: Double,
+                               repeats: Int) {
+        var t = start
+        for _ in 0..<repeats {
+            for chord in chords {
+                let base = 60 + tonic
+                for pc in chord { addTone(&out, midi: base + pc, start: t, length: chordLength * 0.95) }
+                let root = ((chord[0] % 12) + 12) % 12
+                addTone(&out, midi: base - 24 + root, start: t, length: chordLength * 0.95, gain: 0.1)
+                t += chordLength
+            }
+        }
+    }
+
     /// Runs the shared feature stage and the key analysis on `samples`.
     static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(configuration: .init(), onset: true, chroma: true)
@@ -121,6 +138,28 @@ struct KeyTests {
                         "tonic \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
                 #expect(result.ranges.count == 1)
                 #expect(KeySignals.covers(result, duration: features.duration))
+            }
+        }
+    }
+
+    @Test("Relative keys: natural-minor i-iv-v-i is minor, its relative major I-IV-V-I is major")
+    func relativeMajorMinor() {
+        // The two progressions use the same seven pitch classes (A natural minor = C major); only
+        // which note is home differs: the tonic chord starts, ends and is repeated, with its root
+        // in the bass. Natural minor has no leading tone (v, not V), so the raised seventh cannot
+        // decide.
+        let naturalMinor = [[0, 3, 7], [5, 8, 12], [7, 10, 14], [0, 3, 7]]
+        let major = [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]]
+        for (minorTonic, relativeMajorTonic) in [(9, 0), (3, 6)] {  // A minor / C major, E♭ minor / F♯ major
+            for isMinor in [true, false] {
+                var samples = [Float](repeating: 0, count: Int(8.6 * KeySignals.rate))
+                let tonic = isMinor ? minorTonic : relativeMajorTonic
+                KeySignals.addProgression(&samples, chords: isMinor ? naturalMinor : major, tonic: tonic,
+                                          start: 0.2, chordLength: 1.0, repeats: 2)
+                let (result, _) = KeySignals.analyze(samples)
+                let key = KeySignals.globalKey(result)
+                #expect(key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
+                        "tonic \(tonic) \(isMinor ? "natural minor" : "major"): got \(String(describing: key))")
             }
         }
     }
