@@ -62,7 +62,11 @@ public struct KeyAnalyzer: Sendable {
         /// decides the tonic of the final key between the timeline's key, its relative and the
         /// key a fifth below (see `finalKey`); 0 disables that stage. Default 3: a held final
         /// chord with its release, one or two bars at most tempi. The stage runs only when the
-        /// input ends in a release (see ``endingLevel``).
+        /// input ends in a release (see ``endingLevel``). Measured on the evaluation corpus, 2 s
+        /// gave the same results and 5 s reached back into the chords before the final one.
+        /// Known limitation: a fade-out also ends in silence, and its closing passage is whatever
+        /// the fade stops on (on 60 s excerpts of the generated songs with an 8 s fade-out, 5 of
+        /// 10 keys were exact with this stage, 7 of 10 without it).
         public var finalChordDuration: Double = 3
         /// The closing chord counts only when the input comes to an end: the spectral energy of
         /// its last half second is below this share of the median energy of its tonal vectors.
