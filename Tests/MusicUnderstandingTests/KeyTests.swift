@@ -66,6 +66,23 @@ private enum KeySignals {
         }
     }
 
+    /// Chords given as pitch classes relative to `tonic`, each `chordLength` seconds, repeated
+    /// `repeats` times from `start`; each chord's first note is also played as a bass note an
+    /// octave and a half below the chord (the chord's root, in the bass register).
+    static func addProgression(_ out: inout [Float], chords: [[Int]], tonic: Int, start: Double, chordLength: Double,
+                               repeats: Int) {
+        var t = start
+        for _ in 0..<repeats {
+            for chord in chords {
+                let base = 60 + tonic
+                for pc in chord { addTone(&out, midi: base + pc, start: t, length: chordLength * 0.95) }
+                let root = ((chord[0] % 12) + 12) % 12
+                addTone(&out, midi: base - 24 + root, start: t, length: chordLength * 0.95, gain: 0.1)
+                t += chordLength
+            }
+        }
+    }
+
     /// Runs the shared feature stage and the key analysis on `samples`.
     static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(configuration: .init(), onset: true, chroma: true)
@@ -122,6 +139,89 @@ struct KeyTests {
                 #expect(result.ranges.count == 1)
                 #expect(KeySignals.covers(result, duration: features.duration))
             }
+        }
+    }
+
+    @Test("Relative keys: natural-minor i-iv-v-i is minor, its relative major I-IV-V-I is major")
+    func relativeMajorMinor() {
+        // The two progressions use the same seven pitch classes (A natural minor = C major); only
+        // which note is home differs: the tonic chord starts, ends and is repeated, with its root
+        // in the bass. Natural minor has no leading tone (v, not V), so the raised seventh cannot
+        // decide.
+        let naturalMinor = [[0, 3, 7], [5, 8, 12], [7, 10, 14], [0, 3, 7]]
+        let major = [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]]
+        for (minorTonic, relativeMajorTonic) in [(9, 0), (3, 6)] {  // A minor / C major, E♭ minor / F♯ major
+            for isMinor in [true, false] {
+                var samples = [Float](repeating: 0, count: Int(8.6 * KeySignals.rate))
+                let tonic = isMinor ? minorTonic : relativeMajorTonic
+                KeySignals.addProgression(&samples, chords: isMinor ? naturalMinor : major, tonic: tonic,
+                                          start: 0.2, chordLength: 1.0, repeats: 2)
+                let (result, _) = KeySignals.analyze(samples)
+                let key = KeySignals.globalKey(result)
+                #expect(key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
+                        "tonic \(tonic) \(isMinor ? "natural minor" : "major"): got \(String(describing: key))")
+            }
+        }
+    }
+
+    @Test("A natural-minor loop i-VI-III-VII closing on i is minor; its relative's I-V-vi-IV closing on I is major")
+    func closingChordDecidesRelative() {
+        // Both loops use the same seven pitch classes (E♭ natural minor = G♭/F♯ major) and all
+        // their triads; the loop alone does not say which note is home. The piece closes on its
+        // tonic chord, held and released into silence.
+        let minorLoop = [[0, 3, 7], [-4, 0, 3], [3, 7, 10], [-2, 2, 5]]      // i VI III VII
+        let majorLoop = [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]]   // I V vi IV
+        for (isMinor, tonic) in [(true, 3), (false, 6)] {
+            var samples = [Float](repeating: 0, count: Int(9.8 * KeySignals.rate))
+            let loop = isMinor ? minorLoop : majorLoop
+            KeySignals.addProgression(&samples, chords: loop, tonic: tonic, start: 0.1, chordLength: 0.75, repeats: 2)
+            KeySignals.addProgression(&samples, chords: [loop[0]], tonic: tonic, start: 6.1, chordLength: 3, repeats: 1)
+            let (result, _) = KeySignals.analyze(samples)
+            let key = KeySignals.globalKey(result)
+            #expect(key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
+                    "\(isMinor ? "minor" : "major") loop on \(tonic): got \(String(describing: key))")
+        }
+    }
+
+    @Test("Final key: the closing triad decides between a key, its relative and the key a fifth below")
+    func finalKeyChoice() {
+        // One step whose profile correlations slightly favour C major (key 0) over A minor (21)
+        // and F major (5).
+        var scores = [Double](repeating: 0, count: 24)
+        scores[0] = 0.70; scores[21] = 0.66; scores[5] = 0.65; scores[7] = 0.5
+        func triad(_ notes: [Int]) -> [Double] {
+            var v = [Double](repeating: 0.1, count: 12)
+            for n in notes { v[n % 12] = 1 }
+            return v
+        }
+        let weights: ArraySlice<Double> = [1]
+        #expect(KeyAnalyzer.finalKey(0, scores: scores[...], weights: weights, closing: triad([0, 4, 7])) == 0)
+        #expect(KeyAnalyzer.finalKey(0, scores: scores[...], weights: weights, closing: triad([9, 0, 4])) == 21)
+        #expect(KeyAnalyzer.finalKey(0, scores: scores[...], weights: weights, closing: triad([5, 9, 0])) == 5)
+        // The dominant (G major) is not a candidate: a half cadence keeps C major.
+        #expect(KeyAnalyzer.finalKey(0, scores: scores[...], weights: weights, closing: triad([7, 11, 2])) == 0)
+        // A minor key's relative is major: E♭ minor (15) vs G♭ major (6).
+        var minorScores = [Double](repeating: 0, count: 24)
+        minorScores[6] = 0.70; minorScores[15] = 0.66
+        #expect(KeyAnalyzer.finalKey(6, scores: minorScores[...], weights: weights, closing: triad([3, 6, 10])) == 15)
+        #expect(KeyAnalyzer.finalKey(15, scores: minorScores[...], weights: weights, closing: triad([6, 10, 1])) == 6)
+    }
+
+    @Test("Music cut off without a release keeps the timeline's key (no closing-chord stage)")
+    func cutOffIgnoresClosingChord() {
+        // A C major loop I-V-vi-IV that stops on a held A minor chord: released into silence it
+        // is a close on the relative minor's tonic; cut off at full level it is not a close, and
+        // the key stays what the loop says.
+        for released in [false, true] {
+            var samples = [Float](repeating: 0, count: Int((released ? 9.8 : 8.9) * KeySignals.rate))
+            KeySignals.addProgression(&samples, chords: [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]], tonic: 0,
+                                      start: 0.1, chordLength: 0.75, repeats: 2)
+            KeySignals.addProgression(&samples, chords: [[9, 12, 16]], tonic: 0, start: 6.1, chordLength: 3, repeats: 1)
+            let (result, _) = KeySignals.analyze(samples)
+            let key = KeySignals.globalKey(result)
+            let expected = released ? (9, KeyResult.Mode.minor) : (0, KeyResult.Mode.major)
+            #expect(key?.pitchClass == expected.0 && key?.mode == expected.1,
+                    "released \(released): got \(String(describing: key))")
         }
     }
 

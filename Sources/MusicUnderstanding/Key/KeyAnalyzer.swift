@@ -11,6 +11,9 @@ import Foundation
 ///    method applied locally).
 /// 3. An HMM over the 24 keys with a modulation penalty (Noland & Sandler 2006) is decoded with
 ///    Viterbi (``KeyTimeline``), so the timeline changes key only on sustained evidence.
+/// 4. When the input comes to an end (see ``Configuration/finalChordDuration``), the tonic of the
+///    final key is chosen in a second stage from where the music comes to rest, the closing
+///    chord (see `finalKey`).
 ///
 /// **No invented key.** `ranges` is empty when the input has less than
 /// ``Configuration/minimumTonalDuration`` seconds of tonal material (silence, noise), when the
@@ -55,6 +58,21 @@ public struct KeyAnalyzer: Sendable {
         /// strongest one are set to zero, so that only the salient pitch classes shape the match
         /// (as Essentia's KeyExtractor does with its `pcpThreshold`). Default 0.2.
         public var pitchClassThreshold: Double = 0.2
+        /// Seconds of tonal material at the end of the input whose chroma (the closing chord)
+        /// decides the tonic of the final key between the timeline's key, its relative and the
+        /// key a fifth below (see `finalKey`); 0 disables that stage. Default 3: a held final
+        /// chord with its release, one or two bars at most tempi. The stage runs only when the
+        /// input ends in a release (see ``endingLevel``). Measured on the evaluation corpus, 2 s
+        /// gave the same results and 5 s reached back into the chords before the final one.
+        /// Known limitation: a fade-out also ends in silence, and its closing passage is whatever
+        /// the fade stops on (on 60 s excerpts of the generated songs with an 8 s fade-out, 5 of
+        /// 10 keys were exact with this stage, 7 of 10 without it).
+        public var finalChordDuration: Double = 3
+        /// The closing chord counts only when the input comes to an end: the spectral energy of
+        /// its last half second is below this share of the median energy of its tonal vectors.
+        /// Default 0.01 (-20 dB): a final chord that has been released, not music cut off (an
+        /// excerpt, a loop), whose last chord says nothing about the tonic.
+        public var endingLevel: Float = 0.01
         /// Vectors whose harmonic energy is below this share of their spectral energy count as
         /// not tonal (noise, drums). Default 0.1.
         public var minimumTonalShare: Float = 0.1
@@ -150,6 +168,7 @@ public struct KeyAnalyzer: Sendable {
 
         // 3. Scores: context correlation × step duration × tonal share of the step.
         var scores = [Double](repeating: 0, count: 24 * steps)
+        var stepWeights = [Double](repeating: 0, count: steps)
         let halfContext = configuration.contextDuration / 2
         var lo = 0, hi = 0
         var context = [Double](repeating: 0, count: 12)
@@ -166,12 +185,22 @@ public struct KeyAnalyzer: Sendable {
             let share = stepVectors[s] > 0 ? stepTonal[s] / stepVectors[s] : 0
             let weight = (boundaries[s + 1] - boundaries[s]) * share
             guard weight > 0 else { continue }
+            stepWeights[s] = weight
             let r = Self.correlations(thresholded(context), table)
             for key in 0..<24 { scores[24 * s + key] = weight * r[key] }
         }
 
         // 4. Viterbi and ranges.
-        let path = KeyTimeline(scores: scores, steps: steps, modulationPenalty: configuration.modulationPenalty).decode()
+        var path = KeyTimeline(scores: scores, steps: steps, modulationPenalty: configuration.modulationPenalty).decode()
+
+        // 5. Tonic of the final key from the closing chord, when the input comes to an end.
+        if let last = path.last, let closing = closingChroma(chroma, compressed: compressed, tonal: tonal) {
+            var first = steps - 1
+            while first > 0 && path[first - 1] == last { first -= 1 }
+            let chosen = Self.finalKey(last, scores: scores[(24 * first)..<(24 * steps)],
+                                       weights: stepWeights[first..<steps], closing: closing)
+            for t in first..<steps { path[t] = chosen }
+        }
         var ranges: [MusicUnderstandingSession.RangedValue<KeyResult.KeySignature>] = []
         var start = 0.0
         for s in 0..<steps where s == steps - 1 || path[s + 1] != path[s] {
@@ -182,6 +211,83 @@ public struct KeyAnalyzer: Sendable {
             start = end
         }
         return KeyResult(ranges: ranges)
+    }
+
+    /// Summed compressed chroma of the last ``Configuration/finalChordDuration`` seconds of tonal
+    /// vectors, or nil when the stage is disabled, there are none, or the input does not end in a
+    /// release (its last half second is not below ``Configuration/endingLevel`` × the median
+    /// spectral energy of the tonal vectors).
+    private func closingChroma(_ chroma: ChromaFeatures, compressed: [Double], tonal: [Bool]) -> [Double]? {
+        let n = chroma.count
+        guard configuration.finalChordDuration > 0, chroma.spectralEnergy.count == n, n > 0 else { return nil }
+        var levels: [Float] = []
+        for i in 0..<n where tonal[i] { levels.append(chroma.spectralEnergy[i]) }
+        guard !levels.isEmpty else { return nil }
+        levels.sort()
+        let median = levels[levels.count / 2]
+        let tailCount = max(1, min(n, Int((0.5 * chroma.frameRate).rounded())))
+        var tail: Float = 0
+        for i in (n - tailCount)..<n { tail += chroma.spectralEnergy[i] }
+        guard tail / Float(tailCount) < configuration.endingLevel * median else { return nil }
+        let wanted = max(1, Int((configuration.finalChordDuration * chroma.frameRate).rounded()))
+        var closing = [Double](repeating: 0, count: 12)
+        var taken = 0
+        var i = n - 1
+        while i >= 0 && taken < wanted {
+            if tonal[i] {
+                for k in 0..<12 { closing[k] += compressed[12 * i + k] }
+                taken += 1
+            }
+            i -= 1
+        }
+        return taken > 0 ? closing : nil
+    }
+
+    /// Second stage of a two-stage key decision (after W. Chai and B. Vercoe, "Detection of key
+    /// change in classical piano music", ISMIR 2005: first the key signature, then the tonic
+    /// within it): the tonic of the final key from where the music comes to rest.
+    ///
+    /// The profile correlation sees mostly the pitch-class set, which the key `key` shares
+    /// with its relative major/minor entirely and with the key a fifth below in six of seven
+    /// notes; it separates them poorly (a natural-minor song reads as its relative major, a piece
+    /// that tonicises its dominant reads as the dominant key). Tonal music closes on the tonic
+    /// triad (the authentic or plagal final cadence), so each candidate, `key`, its relative and
+    /// the key a fifth below in the same mode, is scored by its mean profile correlation over the
+    /// final range (`scores` / `weights`) plus the Pearson correlation of the `closing` chroma
+    /// with its tonic triad (ones on root, third and fifth); the two correlations count alike.
+    /// The key a fifth above is not a candidate: the usual confusion is with the dominant key,
+    /// whose leading tone (the tonic key's raised fourth) secondary dominants and tonicised
+    /// half cadences supply, and a piece that ends on a half cadence must not become the
+    /// dominant key.
+    static func finalKey(_ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, closing: [Double]) -> Int {
+        let tonic = key % 12, minor = key >= 12
+        let relative = minor ? (tonic + 3) % 12 : 12 + (tonic + 9) % 12
+        let fifthBelow = (minor ? 12 : 0) + (tonic + 5) % 12
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return key }
+        let base = scores.startIndex
+        var best = key, bestValue = -Double.infinity
+        for candidate in [key, relative, fifthBelow] {
+            var sum = 0.0
+            for (j, w) in weights.enumerated() where w > 0 { sum += scores[base + 24 * j + candidate] }
+            var triad = [Double](repeating: 0, count: 12)
+            for interval in [0, candidate >= 12 ? 3 : 4, 7] { triad[(candidate % 12 + interval) % 12] = 1 }
+            let value = sum / total + pearson(closing, triad)
+            if value > bestValue { bestValue = value; best = candidate }
+        }
+        return best
+    }
+
+    /// Pearson correlation of two 12-vectors, 0 when either is constant.
+    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
+        let ma = a.reduce(0, +) / 12, mb = b.reduce(0, +) / 12
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for k in 0..<12 {
+            ab += (a[k] - ma) * (b[k] - mb)
+            aa += (a[k] - ma) * (a[k] - ma)
+            bb += (b[k] - mb) * (b[k] - mb)
+        }
+        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
     }
 
     /// Step boundaries from 0 to `duration`: the bar grid when the rhythm has at least two bars,
