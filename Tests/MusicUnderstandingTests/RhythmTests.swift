@@ -153,6 +153,25 @@ private enum Synth {
         #expect(result.bars.allSatisfy { bar in result.beats.contains(bar) })
     }
 
+    /// Steady, equally strong eighth notes at 120 BPM under a 3+3+2 (tresillo) accent pattern,
+    /// as drums with hi-hats and a syncopated bass play in produced music: the accents repeat
+    /// every dotted quarter within the bar, but the tempo must stay in the eighth-note
+    /// hierarchy (120 or 240 BPM), never the 3:2-related 80 or 160 BPM.
+    @Test func syncopationOverSteadyEighths() {
+        let fps = FeatureConfiguration().frameRate
+        let eighth = 0.25, seconds = 40.0
+        var curve = [Float](repeating: 0, count: Int(seconds * fps))
+        var k = 0
+        while Double(k) * eighth < seconds - 0.1 {
+            let frame = Int((Double(k) * eighth * fps).rounded())
+            if frame < curve.count { curve[frame] = [0, 3, 6].contains(k % 8) ? 2 : 1 }
+            k += 1
+        }
+        let tempo = TempoEstimator(configuration: .init()).estimate(curve, frameRate: fps)
+        let bpm = tempo?.beatsPerMinute ?? 0
+        #expect(abs(bpm / 120 - 1) < 0.04 || abs(bpm / 240 - 1) < 0.04, "tempo \(bpm)")
+    }
+
     /// A 3/4 pattern with accented downbeats (kick and a louder chord change on 1, hats on 2
     /// and 3): three beats per bar and downbeats on the accents.
     @Test func accentedWaltz() {
