@@ -36,16 +36,17 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
         public var harmonic2: Double = 0.5
         /// Weight of the autocorrelation at three times the period in the tempo score
-        /// (default 1/3).
-        public var harmonic3: Double = 1.0 / 3.0
+        /// (default 0.5: the measure lengths of duple, triple and quadruple meter count alike;
+        /// the evaluation's tempo rows are flat for equal weights from 0.5 to 0.6).
+        public var harmonic3: Double = 0.5
         /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
         public var harmonicChangeWeight: Double = 0.5
         /// Chroma blocks on each side compared by the harmonic-change curve (default 1, about
         /// 46 ms: block to block; wider contexts made half-tempo chord rhythms of pop songs win).
         public var harmonicContextBlocks: Int = 1
         /// Weight of the autocorrelation at four times the period in the tempo score
-        /// (default 0).
-        public var harmonic4: Double = 0
+        /// (default 0.5).
+        public var harmonic4: Double = 0.5
         /// Share of the chosen level's autocorrelation that the level at half (or a third of)
         /// its period must reach for the estimate to descend to that faster level, whose
         /// grouping the chosen level then is (default 0.9; the tempo rows of the evaluation are

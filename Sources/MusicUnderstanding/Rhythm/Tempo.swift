@@ -20,8 +20,11 @@ struct TempoEstimate: Sendable {
 /// autocorrelation is normalised by its zero-lag value and the windows are averaged (the
 /// autocorrelation tempogram of Grosche & Müller 2011, averaged as in librosa and Ellis 2007,
 /// sec. 3.1). Every lag `τ` is scored by its autocorrelation plus that of its metrical
-/// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
-/// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
+/// relatives `2τ`, `3τ` and `4τ`, the candidate measure lengths of duple, triple and quadruple
+/// meter, each with half the weight of the level itself (the comb-filter resonance idea of
+/// Scheirer 1998, Klapuri et al. 2006, sec. III-C, and Davies & Plumbley 2007, sec. III-B,
+/// whose comb also sums the first four multiples; a level that the bar confirms wins over a
+/// 3:2-related level that it does not), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
 /// Moelants & McKinney 2004; Davies & Plumbley 2007, "Context-dependent beat tracking of musical
 /// audio", weight their comb filterbank the same way with a Rayleigh curve), so the tempo
@@ -111,6 +114,14 @@ struct TempoEstimator: Sendable {
             let f = x - Double(i)
             return a[i] * (1 - f) + a[i + 1] * f
         }
+        // The p-th multiple of a period is looked for within ±(p − 1) frames (the comb-filter
+        // widths of Davies & Plumbley 2007, sec. III-B), as the small deviations of the period
+        // from an integer lag add up over p periods.
+        func comb(_ x: Double, _ p: Int) -> Double {
+            var m = 0.0
+            for v in (1 - p)...(p - 1) { m = max(m, at(x + Double(v))) }
+            return m
+        }
         let centre = 60 / configuration.preferredBPM * frameRate
         let sigma = configuration.tempoPriorOctaves
         var bestScore = 0.0, bestLag = 0
@@ -118,8 +129,8 @@ struct TempoEstimator: Sendable {
             // Only local maxima of the autocorrelation are candidate periods.
             guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
             let tau = Double(l)
-            let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
-                + configuration.harmonic4 * at(4 * tau)
+            let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
+                + configuration.harmonic4 * comb(4 * tau, 4)
             let z = log2(tau / centre) / sigma
             var chord = 0.0
             if !chordACF.isEmpty {
