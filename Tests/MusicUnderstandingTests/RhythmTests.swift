@@ -153,6 +153,30 @@ private enum Synth {
         #expect(result.bars.allSatisfy { bar in result.beats.contains(bar) })
     }
 
+    /// The periodicity profile of a produced 4/4 groove at 120 BPM: autocorrelation peaks on
+    /// the whole eighth-note grid, 0.6 at multiples of the beat, 0.55 at odd eighths (hi-hats
+    /// pulse almost as strongly as the beat), 0.1 more at multiples of three eighths (a
+    /// dotted-quarter ostinato) and 0.2 more at the bar. The tempo must stay on the beat: an
+    /// absolute penalty on levels with a strong subdivision chose the 3:2-related 80 BPM here.
+    @Test func tempoStaysInTheMetricalHierarchy() {
+        let fps = FeatureConfiguration().frameRate
+        let configuration = RhythmAnalyzer.Configuration()
+        let lags = Int((configuration.maximumLagSeconds * fps).rounded(.up)) + 2
+        var acf = [Double](repeating: 0, count: lags)
+        for k in 1...18 {
+            var height = k % 2 == 0 ? 0.6 : 0.55
+            if k % 3 == 0 { height += 0.1 }
+            if k % 8 == 0 { height += 0.2 }
+            let lag = Double(k) * 0.25 * fps
+            for l in 0..<lags {
+                let d = (Double(l) - lag) / 1.5
+                acf[l] = max(acf[l], height * exp(-0.5 * d * d))
+            }
+        }
+        let bpm = TempoEstimator(configuration: configuration).pick(acf, frameRate: fps)?.beatsPerMinute ?? 0
+        #expect(abs(bpm / 120 - 1) < 0.04, "tempo \(bpm)")
+    }
+
     /// A 3/4 pattern with accented downbeats (kick and a louder chord change on 1, hats on 2
     /// and 3): three beats per bar and downbeats on the accents.
     @Test func accentedWaltz() {

@@ -36,24 +36,24 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
         public var harmonic2: Double = 0.5
         /// Weight of the autocorrelation at three times the period in the tempo score
-        /// (default 1/3).
-        public var harmonic3: Double = 1.0 / 3.0
+        /// (default 0.5: the measure lengths of duple, triple and quadruple meter count alike;
+        /// the evaluation's tempo rows are flat for equal weights from 0.5 to 0.6).
+        public var harmonic3: Double = 0.5
         /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
         public var harmonicChangeWeight: Double = 0.5
         /// Chroma blocks on each side compared by the harmonic-change curve (default 1, about
         /// 46 ms: block to block; wider contexts made half-tempo chord rhythms of pop songs win).
         public var harmonicContextBlocks: Int = 1
         /// Weight of the autocorrelation at four times the period in the tempo score
-        /// (default 0).
-        public var harmonic4: Double = 0
-        /// Ratio of the autocorrelation at half the period to that at the period above which
-        /// the level counts as a grouping of a faster pulse (default 0.8).
-        public var subdivisionRatio: Double = 0.8
+        /// (default 0.5).
+        public var harmonic4: Double = 0.5
+        /// Share of the chosen level's autocorrelation that the level at half (or a third of)
+        /// its period must reach for the estimate to descend to that faster level, whose
+        /// grouping the chosen level then is (default 0.9; the tempo rows of the evaluation are
+        /// flat from 0.85 to 0.95).
+        public var subdivisionRatio: Double = 0.9
         /// Whether the grouping test also looks at a third of the period (default true).
         public var tripleGrouping: Bool = true
-        /// Strength of the grouping penalty `exp(−penalty · (ratio − subdivisionRatio))`
-        /// (default 4).
-        public var subdivisionPenalty: Double = 4
         /// Constant added to every beat time, seconds, compensating the detection latency of
         /// the log-compressed flux, which rises as soon as an onset enters the window's
         /// leading edge, the earlier the sharper the onset (default 0.015: clicks are detected

@@ -6,8 +6,9 @@ struct TempoEstimate: Sendable {
     var period: Double
     /// Tempo in beats per minute.
     var beatsPerMinute: Double
-    /// Pulse salience: the mean normalised autocorrelation at `period` (0 for no pulse, 1 for a
-    /// perfectly periodic curve).
+    /// Pulse salience: the largest mean normalised autocorrelation among the levels of the
+    /// chosen metrical hierarchy (the level first chosen, its double and triple, and `period`;
+    /// 0 for no pulse, 1 for a perfectly periodic curve).
     var salience: Double
     /// Peak-to-background ratio of the autocorrelation at `period` over the tempo range.
     var contrast: Double
@@ -19,16 +20,26 @@ struct TempoEstimate: Sendable {
 /// autocorrelation is normalised by its zero-lag value and the windows are averaged (the
 /// autocorrelation tempogram of Grosche & Müller 2011, averaged as in librosa and Ellis 2007,
 /// sec. 3.1). Every lag `τ` is scored by its autocorrelation plus that of its metrical
-/// relatives (half the weight at `2τ`, a third at `3τ`, reflecting the comb-filter resonance
-/// idea of Scheirer 1998 and Klapuri et al. 2006, sec. III-C), weighted by a log-Gaussian
+/// relatives `2τ`, `3τ` and `4τ`, the candidate measure lengths of duple, triple and quadruple
+/// meter, each with half the weight of the level itself (the comb-filter resonance idea of
+/// Scheirer 1998, Klapuri et al. 2006, sec. III-C, and Davies & Plumbley 2007, sec. III-B,
+/// whose comb also sums the first four multiples; a level that the bar confirms wins over a
+/// 3:2-related level that it does not), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
 /// Moelants & McKinney 2004; Davies & Plumbley 2007, "Context-dependent beat tracking of musical
 /// audio", weight their comb filterbank the same way with a Rayleigh curve), so the tempo
-/// reported is the level a listener taps. A level
-/// whose half period is as periodic as the level itself is penalised: its "beats" are only a
-/// grouping of an equally strong faster pulse. The periodicity of a harmonic-change curve
+/// reported is the level a listener taps. The periodicity of a harmonic-change curve
 /// (chord changes mark the tactus: Goto 2001; Klapuri et al. 2006 use a similar
 /// "accent" for the measure) is added to the onset evidence.
+///
+/// Grouping is then resolved inside the metrical hierarchy of the winner (tatum, tactus and
+/// measure are nested levels with integer ratios, Klapuri et al. 2006, sec. III): when the
+/// pulse at half (or a third of) the chosen period is nearly as periodic as the chosen level,
+/// the chosen "beats" are only a grouping of that faster pulse (a click track at 200 BPM is not
+/// tapped at 100, a waltz's bar is not its beat), and the estimate descends to it. The test only
+/// ever moves between levels of one hierarchy, so it cannot produce a 3:2 or 4:3 error; an
+/// absolute penalty on grouped levels (the earlier design) let an unrelated level win when
+/// both the beat and its eighth notes pulse equally, as drums with hi-hats do in produced music.
 struct TempoEstimator: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
@@ -103,6 +114,14 @@ struct TempoEstimator: Sendable {
             let f = x - Double(i)
             return a[i] * (1 - f) + a[i + 1] * f
         }
+        // The p-th multiple of a period is looked for within ±(p − 1) frames (the comb-filter
+        // widths of Davies & Plumbley 2007, sec. III-B), as the small deviations of the period
+        // from an integer lag add up over p periods.
+        func comb(_ x: Double, _ p: Int) -> Double {
+            var m = 0.0
+            for v in (1 - p)...(p - 1) { m = max(m, at(x + Double(v))) }
+            return m
+        }
         let centre = 60 / configuration.preferredBPM * frameRate
         let sigma = configuration.tempoPriorOctaves
         var bestScore = 0.0, bestLag = 0
@@ -110,14 +129,9 @@ struct TempoEstimator: Sendable {
             // Only local maxima of the autocorrelation are candidate periods.
             guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
             let tau = Double(l)
-            let harmonic = a[l] + configuration.harmonic2 * at(2 * tau) + configuration.harmonic3 * at(3 * tau)
-                + configuration.harmonic4 * at(4 * tau)
+            let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
+                + configuration.harmonic4 * comb(4 * tau, 4)
             let z = log2(tau / centre) / sigma
-            // A level whose half (or third) period pulses as strongly as itself is a grouping of
-            // a faster pulse (a click track at 200 BPM is not tapped at 100, a waltz's bar is not
-            // its beat): penalise it.
-            let sub = max(at(tau / 2), configuration.tripleGrouping ? at(tau / 3) : 0) / a[l]
-            let grouping = exp(-configuration.subdivisionPenalty * max(0, sub - configuration.subdivisionRatio))
             var chord = 0.0
             if !chordACF.isEmpty {
                 let x = tau * chordRate / frameRate
@@ -127,10 +141,27 @@ struct TempoEstimator: Sendable {
                     chord = max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
                 }
             }
-            let score = (harmonic * grouping + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
+            let score = (harmonic + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
             if score > bestScore { bestScore = score; bestLag = l }
         }
         guard bestLag > 0 else { return nil }
+        // Grouping: descend the hierarchy while the level at half (or a third of) the period
+        // pulses nearly as strongly as the current one. The pulse salience is that of the
+        // strongest level of the hierarchy (the winner and the next two slower levels,
+        // evidence that there is a pulse at all).
+        var salience = acf[bestLag]
+        for k in 2...3 {
+            let slower = peak(a, near: Double(k * bestLag))
+            if slower > bestLag, slower <= maxLag { salience = max(salience, acf[slower]) }
+        }
+        while true {
+            let tau = Double(bestLag)
+            let half = at(tau / 2), third = configuration.tripleGrouping ? at(tau / 3) : 0
+            guard max(half, third) >= configuration.subdivisionRatio * a[bestLag] else { break }
+            let faster = peak(a, near: half >= third ? tau / 2 : tau / 3)
+            guard faster >= minLag, faster < bestLag, a[faster] > 0 else { break }
+            bestLag = faster
+        }
         // Parabolic interpolation of the peak.
         var period = Double(bestLag)
         let y0 = acf[bestLag - 1], y1 = acf[bestLag], y2 = acf[bestLag + 1]
@@ -146,6 +177,15 @@ struct TempoEstimator: Sendable {
         let spread = max(1e-6, range[Int(Double(range.count - 1) * 0.9)] - median)
         let contrast = (acf[bestLag] - median) / spread
         return TempoEstimate(period: period, beatsPerMinute: 60 * frameRate / period,
-                             salience: acf[bestLag], contrast: contrast)
+                             salience: max(salience, acf[bestLag]), contrast: contrast)
+    }
+
+    /// The local maximum of `a` reached by hill climbing from the lag nearest `lag`.
+    func peak(_ a: [Double], near lag: Double) -> Int {
+        var i = Int(lag.rounded())
+        guard i > 0, i + 1 < a.count else { return i }
+        while i + 1 < a.count, a[i + 1] > a[i] { i += 1 }
+        while i > 1, a[i - 1] > a[i] { i -= 1 }
+        return i
     }
 }
