@@ -160,3 +160,17 @@ actor Collected {
         #expect(abs(integrated - (-21.07)) < 0.1)
     }
 }
+
+@Suite struct DamagedSampleTests {
+    /// NaN and infinite samples (a broken provider or decoder) give a valid report, not NaN times.
+    @Test func nonFiniteSamplesGiveAValidReport() async throws {
+        var samples = TestSignal.stereoSine(frequency: 440, seconds: 6, rate: 44_100)
+        for i in stride(from: 0, to: samples.count, by: 997) { samples[i] = .nan }
+        for i in stride(from: 5, to: samples.count, by: 4001) { samples[i] = .infinity }
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(samples, rate: 44_100, frames: 4410)))
+        let result = try await session.analyze(for: [.key, .rhythm, .loudness])
+        let report = Report(source: SourceInfo(path: "nan"), result: result)
+        #expect(try SchemaValidator.reportSchema().validate(report.jsonLine()).isEmpty)
+        #expect(result.rhythm?.beats.allSatisfy(\.isFinite) == true)
+    }
+}

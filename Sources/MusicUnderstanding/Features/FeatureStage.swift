@@ -92,7 +92,10 @@ final class FeatureStage {
     /// Appends mono samples at `configuration.sampleRate`.
     func append(_ samples: [Float]) {
         samplesIn += samples.count
+        let start = pending.count
         pending.append(contentsOf: samples)
+        // Damaged input can carry NaN or infinity: one bad sample must not poison every feature.
+        for i in start..<pending.count where !pending[i].isFinite { pending[i] = 0 }
         processFrames()
     }
 
