@@ -71,14 +71,7 @@ struct DownbeatTracker: Sendable {
             for c in 0..<12 { d += abs(p[c] - q[c]) }
             harm[i] = i == 0 ? 0 : d
         }
-        func z(_ v: [Double]) -> [Double] {
-            let mean = v.reduce(0, +) / Double(v.count)
-            var sd = 0.0
-            for x in v { sd += (x - mean) * (x - mean) }
-            sd = (sd / Double(v.count)).squareRoot()
-            return sd > 1e-9 ? v.map { ($0 - mean) / sd } : v.map { _ in 0 }
-        }
-        let zl = z(low), za = z(accent), zh = z(harm)
+        let zl = robustStandardised(low), za = robustStandardised(accent), zh = robustStandardised(harm)
         var out = [Double](repeating: 0, count: k)
         for i in 0..<k {
             out[i] = configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
@@ -144,5 +137,24 @@ struct DownbeatTracker: Sendable {
         }
         let meter = counts.max { $0.value < $1.value }?.key ?? meters[0]
         return Result(downbeatIndices: downbeats, beatsPerBar: meter)
+    }
+
+    /// Robust standardisation of one cue over the piece: `(x - median) / (1.4826 · MAD)`,
+    /// clipped to ±`salienceClip` (Hampel's median/MAD scale estimate, Huber 1981 §5; Rousseeuw
+    /// & Croux 1993). The first onset after silence is exaggerated by the adaptive whitening
+    /// and a fermata or final chord can be an extreme outlier; with a mean/σ normalisation such
+    /// a single beat would decide the bar phase of the whole piece, with this one it is one
+    /// bounded vote among many.
+    func robustStandardised(_ v: [Double]) -> [Double] {
+        guard !v.isEmpty else { return v }
+        func median(_ a: [Double]) -> Double {
+            let s = a.sorted(), n = s.count
+            return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
+        }
+        let m = median(v)
+        let scale = 1.4826 * median(v.map { abs($0 - m) })
+        let c = max(0, configuration.salienceClip)
+        guard scale > 1e-12, scale.isFinite else { return v.map { _ in 0 } }
+        return v.map { min(c, max(-c, ($0 - m) / scale)) }
     }
 }

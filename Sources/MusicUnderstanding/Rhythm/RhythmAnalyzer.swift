@@ -107,6 +107,9 @@ public struct RhythmAnalyzer: Sendable {
         public var accentWeight: Double = 0.4
         /// Beats on each side compared for harmonic change (default 2).
         public var harmonicContextBeats: Int = 2
+        /// Bound on each robustly standardised downbeat cue, in robust standard deviations
+        /// (default 3, the usual Hampel outlier limit).
+        public var salienceClip: Double = 3
         /// Scale of the downbeat salience in the bar Viterbi (default 1).
         public var downbeatSharpness: Double = 1
         /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
