@@ -5,7 +5,10 @@ import Foundation
 /// Following Durand, Bello, David & Richard 2015/2017 ("Downbeat tracking with multiple
 /// features and deep neural networks"), downbeats are found from several beat-synchronous
 /// cues: harmonic change (chords tend to change at bar lines; Goto 2001, Papadopoulos & Peeters
-/// 2011), low-frequency onsets (kick and bass on the first beat) and accent (onset strength).
+/// 2011), low-frequency onsets (kick and bass on the first beat), accent (onset strength) and
+/// dynamic stress (the loudness over the beat, which is larger when louder or longer notes and
+/// fuller chords start on it: Lerdahl & Jackendoff 1983, metrical preference rules 4 "stress"
+/// and 5 "length"; Durand et al. also feed a loudness-like spectral energy cue).
 /// The cues are combined into one downbeat salience per beat, which drives a Viterbi decoding
 /// over a small bar-position state space (meter `M` ∈ `meters`, position `0..<M`), the
 /// beat-level analogue of the bar pointer of Krebs, Böck & Widmer 2015/2016: positions advance
@@ -37,9 +40,18 @@ struct DownbeatTracker: Sendable {
         }
         var low = [Double](repeating: 0, count: k)
         var accent = [Double](repeating: 0, count: k)
+        var loudness = [Double](repeating: 0, count: k)
         for (i, f) in beatFrames.enumerated() {
             low[i] = peak(onset.lowStrength, around: f, radius: 2)
             accent[i] = peak(onset.strength, around: f, radius: 2)
+            // Dynamic stress of the beat: mean log energy from this beat to the next.
+            let end = i + 1 < k ? beatFrames[i + 1] : f + (i > 0 ? f - beatFrames[i - 1] : 1)
+            let lo = max(0, f), hi = min(onset.energy.count, max(lo + 1, end))
+            if lo < hi {
+                var sum: Float = 0
+                for j in lo..<hi { sum += onset.energy[j] }
+                loudness[i] = Double(sum) / Double(hi - lo)
+            }
         }
         // Beat-synchronous chroma: mean profile between consecutive beats.
         let block = max(1, onset.chromaBlock)
@@ -72,10 +84,11 @@ struct DownbeatTracker: Sendable {
             harm[i] = i == 0 ? 0 : d
         }
         let zl = robustStandardised(low), za = robustStandardised(accent), zh = robustStandardised(harm)
+        let ze = robustStandardised(loudness)
         var out = [Double](repeating: 0, count: k)
         for i in 0..<k {
             out[i] = configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
-                + configuration.accentWeight * za[i]
+                + configuration.accentWeight * za[i] + configuration.loudnessWeight * ze[i]
         }
         return out
     }

@@ -105,6 +105,9 @@ public struct RhythmAnalyzer: Sendable {
         public var lowOnsetWeight: Double = 0.7
         /// Weight of broadband accents in the downbeat salience (default 0.4).
         public var accentWeight: Double = 0.4
+        /// Weight of the dynamic stress (mean log energy over the beat) in the downbeat salience
+        /// (default 0.5).
+        public var loudnessWeight: Double = 0.5
         /// Beats on each side compared for harmonic change (default 2).
         public var harmonicContextBeats: Int = 2
         /// Bound on each robustly standardised downbeat cue, in robust standard deviations
