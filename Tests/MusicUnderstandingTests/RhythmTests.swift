@@ -208,6 +208,38 @@ private enum Synth {
         #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
     }
 
+    /// No drums: a block chord re-struck softly on every beat (equal loudness), the harmony
+    /// changing only on bar starts, after a one-beat pickup on the dominant. The meter (3 or 4)
+    /// and the bar phase must come from the harmonic change alone; the pickup, being the first
+    /// and therefore the most exaggerated onset, must not become a downbeat.
+    @Test(arguments: [3, 4])
+    func chordProgressionWithPickup(meter: Int) {
+        let bpm = 140.0, period = 60 / bpm, bars = meter == 3 ? 14 : 11, start = 0.4
+        let pickup = 1
+        let total = Double(pickup + bars * meter)
+        var samples = [Float](repeating: 0, count: Int((start + total * period + 0.6) * Synth.rate))
+        // I, IV, V, vi, ii, V in C major (close position, no repeated chord across a bar line).
+        let progression = [[48, 60, 64, 67], [53, 60, 65, 69], [55, 59, 62, 67], [57, 60, 64, 69],
+                           [50, 62, 65, 69], [55, 59, 62, 65]]
+        var beats: [Double] = [], downbeats: [Double] = []
+        for index in 0..<Int(total) {
+            let t = start + Double(index) * period
+            beats.append(t)
+            let bar = index - pickup
+            if bar >= 0 && bar % meter == 0 { downbeats.append(t) }
+            let chord = bar < 0 ? progression[2] : progression[(bar / meter) % progression.count]
+            Synth.chord(&samples, at: t, length: period * 0.95, midi: chord, gain: 0.04)
+        }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, beats) > 0.9)
+        #expect(result.beatsPerBar == meter)
+        #expect(Synth.hitRate(result.bars, downbeats, skip: 0) > 0.85, "bars \(result.bars)")
+        // Precision: few bar lines where there are none (the pickup above all).
+        let spurious = result.bars.filter { b in !downbeats.contains { abs($0 - b) <= 0.07 } }
+        #expect(spurious.count <= 1, "spurious bars \(spurious)")
+        #expect(!result.bars.contains { abs($0 - start) <= 0.07 }, "the pickup is not a downbeat")
+    }
+
     /// A click track accelerating from 100 to 130 BPM over 24 s: the beats follow the ramp.
     @Test func tempoRamp() {
         let duration = 24.0, from = 100.0, to = 130.0
