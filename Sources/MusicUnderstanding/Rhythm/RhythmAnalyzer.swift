@@ -113,6 +113,9 @@ public struct RhythmAnalyzer: Sendable {
         /// Bound on each robustly standardised downbeat cue, in robust standard deviations
         /// (default 3, the usual Hampel outlier limit).
         public var salienceClip: Double = 3
+        /// Weight of the downbeat salience at the middle of an even bar (beat 3 of 4/4), relative
+        /// to the first beat (default 0.5: one level down the metrical grid halves the accent).
+        public var halfBarWeight: Double = 0.5
         /// Scale of the downbeat salience in the bar Viterbi (default 1).
         public var downbeatSharpness: Double = 1
         /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
