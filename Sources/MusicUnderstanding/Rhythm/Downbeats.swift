@@ -83,8 +83,17 @@ struct DownbeatTracker: Sendable {
             for c in 0..<12 { d += abs(p[c] - q[c]) }
             harm[i] = i == 0 ? 0 : d
         }
-        let zl = robustStandardised(low), za = robustStandardised(accent), zh = robustStandardised(harm)
+        var zl = robustStandardised(low), za = robustStandardised(accent), zh = robustStandardised(harm)
         let ze = robustStandardised(loudness)
+        // After a rest (a beat whose loudness is an outlier below the piece's median) the
+        // onset-based cues are inflated: the whitening memory has decayed, and the chroma
+        // change is measured against silence. Phrases after a breath also often begin with an
+        // anacrusis (grouping out of phase with the metre, Lerdahl & Jackendoff 1983 §2.3), so
+        // there these cues may only count against a bar line, never for one.
+        let rest = -abs(configuration.restThreshold)
+        for i in 1..<k where ze[i - 1] <= rest {
+            zl[i] = min(zl[i], 0); za[i] = min(za[i], 0); zh[i] = min(zh[i], 0)
+        }
         var out = [Double](repeating: 0, count: k)
         for i in 0..<k {
             out[i] = configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]

@@ -108,6 +108,10 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the dynamic stress (mean log energy over the beat) in the downbeat salience
         /// (default 0.5).
         public var loudnessWeight: Double = 0.5
+        /// A beat whose robustly standardised loudness is this many robust standard deviations
+        /// below the median counts as a rest; the onset and harmonic-change cues of the beat
+        /// after it may then only lower the downbeat salience (default 2).
+        public var restThreshold: Double = 2
         /// Beats on each side compared for harmonic change (default 2).
         public var harmonicContextBeats: Int = 2
         /// Bound on each robustly standardised downbeat cue, in robust standard deviations
