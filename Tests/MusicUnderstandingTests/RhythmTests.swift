@@ -240,6 +240,41 @@ private enum Synth {
         #expect(!result.bars.contains { abs($0 - start) <= 0.07 }, "the pickup is not a downbeat")
     }
 
+    /// Chorale-like phrases without drums: every phrase begins with a one-beat pickup after a
+    /// one-beat rest (bar: chord, chord, rest, pickup), the harmony changing on bar starts.
+    /// The phrase-opening onsets after the rests are the strongest of the piece, yet the bar
+    /// lines must stay on the chord changes.
+    @Test func phrasesWithRestsAndPickups() {
+        let bpm = 120.0, period = 60 / bpm, start = 0.4, meter = 4, phrases = 4, barsPerPhrase = 3
+        let progression = [[48, 60, 64, 67], [53, 60, 65, 69], [57, 60, 64, 69], [55, 59, 62, 67],
+                           [50, 62, 65, 69], [52, 59, 64, 67]]
+        let total = 1 + phrases * barsPerPhrase * meter
+        var samples = [Float](repeating: 0, count: Int((start + Double(total) * period + 0.6) * Synth.rate))
+        var beats: [Double] = [], downbeats: [Double] = [], pickups: [Double] = []
+        var chordIndex = 0
+        for index in 0..<total {
+            let t = start + Double(index) * period
+            beats.append(t)
+            let position = (index - 1) % meter, bar = (index - 1) / meter
+            let lastBarOfPhrase = bar % barsPerPhrase == barsPerPhrase - 1
+            if index == 0 || (position == 3 && lastBarOfPhrase) {
+                pickups.append(t)
+                Synth.chord(&samples, at: t, length: period * 0.95, midi: [55, 59, 62, 65], gain: 0.04)
+                continue
+            }
+            if position == 0 { downbeats.append(t); chordIndex += 1 }
+            if position == 2 && lastBarOfPhrase { continue }  // the breath before the next phrase
+            let chord = progression[(chordIndex + bar) % progression.count]
+            Synth.chord(&samples, at: t, length: period * 0.95, midi: chord, gain: 0.04)
+        }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, beats) > 0.9)
+        #expect(result.beatsPerBar == meter)
+        #expect(Synth.hitRate(result.bars, downbeats, skip: 0) > 0.8, "bars \(result.bars)")
+        let onPickups = result.bars.filter { b in pickups.contains { abs($0 - b) <= 0.07 } }
+        #expect(onPickups.count <= 1, "bars on pickups \(onPickups)")
+    }
+
     /// A click track accelerating from 100 to 130 BPM over 24 s: the beats follow the ramp.
     @Test func tempoRamp() {
         let duration = 24.0, from = 100.0, to = 130.0
