@@ -8,12 +8,17 @@ import Foundation
 /// 2011), low-frequency onsets (kick and bass on the first beat), accent (onset strength) and
 /// dynamic stress (the loudness over the beat, which is larger when louder or longer notes and
 /// fuller chords start on it: Lerdahl & Jackendoff 1983, metrical preference rules 4 "stress"
-/// and 5 "length"; Durand et al. also feed a loudness-like spectral energy cue).
+/// and 5 "length").
+/// Each cue is standardised robustly (median and MAD, clipped) so that no single beat, such as
+/// the first onset after silence or a final chord, decides the phase of a whole piece; after a
+/// rest the onset and chord-change cues may only speak against a bar line, since phrases often
+/// open with a pickup there.
 /// The cues are combined into one downbeat salience per beat, which drives a Viterbi decoding
 /// over a small bar-position state space (meter `M` ∈ `meters`, position `0..<M`), the
 /// beat-level analogue of the bar pointer of Krebs, Böck & Widmer 2015/2016: positions advance
 /// by one per beat, a rare jump re-phases the bar, and the meter is held for the whole piece
-/// unless the evidence for a change is overwhelming.
+/// unless the evidence for a change is overwhelming. The salience counts fully on the first beat
+/// of a bar and partly on the middle beat of an even bar (the metrical grid, `metricalWeight`).
 struct DownbeatTracker: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
