@@ -275,6 +275,23 @@ private enum Synth {
         #expect(onPickups.count <= 1, "bars on pickups \(onPickups)")
     }
 
+    /// Robust cue standardisation: an extreme beat is clipped to the Hampel limit instead of
+    /// flattening all others, and a cue that is zero on most beats (MAD = 0) is kept.
+    @Test func robustCueStandardisation() {
+        let tracker = DownbeatTracker(configuration: .init())
+        var cue = [Double](repeating: 0, count: 40)
+        for i in cue.indices { cue[i] = i % 4 == 0 ? 2 : 1 + 0.01 * Double(i % 3) }
+        cue[1] = 1000  // e.g. the first onset after silence
+        let z = tracker.robustStandardised(cue)
+        #expect(z[1] == 3)
+        #expect(z[4] > 2 && z[8] > 2, "downbeats stay salient: \(z[4]) \(z[8])")
+        var sparse = [Double](repeating: 0, count: 40)
+        for i in stride(from: 0, to: 40, by: 4) { sparse[i] = 1 }
+        let zs = tracker.robustStandardised(sparse)
+        #expect(zs[0] > 1 && zs[1] == 0)
+        #expect(tracker.robustStandardised([Double](repeating: 5, count: 8)).allSatisfy { $0 == 0 })
+    }
+
     /// A click track accelerating from 100 to 130 BPM over 24 s: the beats follow the ramp.
     @Test func tempoRamp() {
         let duration = 24.0, from = 100.0, to = 130.0

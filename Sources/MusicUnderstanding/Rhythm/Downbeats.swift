@@ -191,7 +191,12 @@ struct DownbeatTracker: Sendable {
             return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
         }
         let m = median(v)
-        let scale = 1.4826 * median(v.map { abs($0 - m) })
+        let deviations = v.map { abs($0 - m) }
+        var scale = 1.4826 * median(deviations)
+        // More than half the beats on the median (e.g. no low-band onset on most beats): the
+        // MAD is zero, so fall back to the mean absolute deviation (scaled to σ for a normal
+        // distribution by √(π/2)) rather than discard the cue.
+        if !(scale > 1e-12) { scale = 1.2533 * deviations.reduce(0, +) / Double(deviations.count) }
         let c = max(0, configuration.salienceClip)
         guard scale > 1e-12, scale.isFinite else { return v.map { _ in 0 } }
         return v.map { min(c, max(-c, ($0 - m) / scale)) }
