@@ -11,7 +11,7 @@ EVAL="${CADENZA_EVAL:-$PWD/../shared/eval}"
 swift build -c release >/dev/null
 echo "# Benchmark ($(date -u +%Y-%m-%d), $(nproc) cores, one core per stage)"
 echo
-.build/release/cadenza bench --repeat 3 "$FILE"
+.build/release/cadenza bench --repeat 7 "$FILE"
 PY="$EVAL/.venv/bin/python"
 if [ -x "$PY" ]; then
   echo
