@@ -93,36 +93,17 @@ extension ReportWriter {
             if let a = r?.instrumentActivity { w.key("instrumentActivity"); w.write(a) }
             if let k = r?.key {
                 w.key("key")
-                w.object { w in
-                    w.key("ranges")
-                    w.array { w in
-                        for ranged in k.ranges {
-                            w.object { w in
-                                w.key("range"); w.write(ranged.range)
-                                w.key("value")
-                                w.object { w in
-                                    w.key("mode"); w.string(ranged.value.mode.rawValue)
-                                    w.key("tonic"); w.string(ranged.value.tonic.rawValue)
-                                }
-                            }
-                        }
+                w.rangedValues(k.ranges) { w, signature in
+                    w.object { w in
+                        w.key("mode"); w.string(signature.mode.rawValue)
+                        w.key("tonic"); w.string(signature.tonic.rawValue)
                     }
                 }
             }
             if let l = r?.loudness { w.key("loudness"); w.write(l) }
             if let p = r?.pace {
                 w.key("pace")
-                w.object { w in
-                    w.key("ranges")
-                    w.array { w in
-                        for ranged in p.ranges {
-                            w.object { w in
-                                w.key("range"); w.write(ranged.range)
-                                w.key("value"); w.number(ranged.value)
-                            }
-                        }
-                    }
-                }
+                w.rangedValues(p.ranges) { w, value in w.number(value) }
             }
             if let rh = r?.rhythm {
                 w.key("rhythm")
@@ -153,6 +134,22 @@ extension ReportWriter {
                 }
             }
             if let warning = report.warning { w.key("warning"); w.string(warning) }
+        }
+    }
+
+    /// `{"ranges": [{"range": {...}, "value": V}, ...]}`, the shape of key and pace results.
+    mutating func rangedValues<V>(_ ranges: [MusicUnderstandingSession.RangedValue<V>],
+                                  value writeValue: (inout ReportWriter, V) -> Void) {
+        object { w in
+            w.key("ranges")
+            w.array { w in
+                for ranged in ranges {
+                    w.object { w in
+                        w.key("range"); w.write(ranged.range)
+                        w.key("value"); writeValue(&w, ranged.value)
+                    }
+                }
+            }
         }
     }
 
