@@ -196,10 +196,10 @@ private func withStandardInput<T>(_ bytes: Data, _ body: () throws -> T) throws 
 
 @Test func rawPCMRejectsImpossibleFormats() {
     let path = fixture("tone_22k_mono_f32.wav")
-    #expect(throws: DecodingError.self) {
+    #expect(throws: AudioDecodingError.self) {
         _ = try AudioDecoder(path: path, rawFormat: RawPCMFormat(sampleFormat: .f32le, sampleRate: 0, channels: 2))
     }
-    #expect(throws: DecodingError.self) {
+    #expect(throws: AudioDecodingError.self) {
         _ = try AudioDecoder(path: path, rawFormat: RawPCMFormat(sampleFormat: .s16le, sampleRate: 48000, channels: 65))
     }
 }
@@ -207,7 +207,7 @@ private func withStandardInput<T>(_ bytes: Data, _ body: () throws -> T) throws 
 // MARK: - Errors and damage
 
 /// The error `AudioDecoder(path:)` throws for `path`, or nil when it opens.
-private func openError(_ path: String) -> DecodingError? {
+private func openError(_ path: String) -> AudioDecodingError? {
     do {
         _ = try AudioDecoder(path: path)
         return nil
@@ -491,13 +491,13 @@ private func resampleInChunks(_ resampler: MonoResampler, _ samples: [Float], ra
 }
 
 @Test func monoResamplerRejectsImpossibleRates() {
-    #expect(throws: DecodingError.self) {
+    #expect(throws: AudioDecodingError.self) {
         _ = try MonoResampler(inputRate: 0, channels: [.frontCenter], outputRate: 22050)
     }
-    #expect(throws: DecodingError.self) {
+    #expect(throws: AudioDecodingError.self) {
         _ = try MonoResampler(inputRate: .nan, channels: [.frontCenter], outputRate: 22050)
     }
-    #expect(throws: DecodingError.self) {
+    #expect(throws: AudioDecodingError.self) {
         _ = try MonoResampler(inputRate: 44100, channels: [], outputRate: 22050)
     }
 }

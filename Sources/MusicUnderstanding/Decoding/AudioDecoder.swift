@@ -59,12 +59,12 @@ public final class AudioDecoder {
     ///
     /// Opening decodes the first frame, so the native format is known (and a file holding no
     /// decodable audio fails here, not on the first ``read()``). Errors name the input:
-    /// ``DecodingError/fileNotFound(path:)``, ``DecodingError/permissionDenied(path:)``,
-    /// ``DecodingError/noAudioStream(path:)``, ``DecodingError/unsupportedCodec(path:codec:)``,
-    /// ``DecodingError/corruptData(path:reason:)`` (also for an empty file, or a header claiming a
+    /// ``AudioDecodingError/fileNotFound(path:)``, ``AudioDecodingError/permissionDenied(path:)``,
+    /// ``AudioDecodingError/noAudioStream(path:)``, ``AudioDecodingError/unsupportedCodec(path:codec:)``,
+    /// ``AudioDecodingError/corruptData(path:reason:)`` (also for an empty file, or a header claiming a
     /// sample rate outside 1...768000 Hz or more than 64 channels) and
-    /// ``DecodingError/zeroLength(path:)``.
-    public init(path: String, rawFormat: RawPCMFormat? = nil) throws(DecodingError) {
+    /// ``AudioDecodingError/zeroLength(path:)``.
+    public init(path: String, rawFormat: RawPCMFormat? = nil) throws(AudioDecodingError) {
         let reader = try FFmpegAudioReader(path: path, rawFormat: rawFormat,
                                            maximumConsecutiveErrors: Self.maximumConsecutiveErrors)
         self.reader = reader
@@ -78,7 +78,7 @@ public final class AudioDecoder {
     ///
     /// Chunks from files hold about 16k sample frames; with a raw PCM format (a live input) each
     /// chunk is handed out as soon as the demuxer delivers it (at most about 0.1 s of audio).
-    public func read() throws(DecodingError) -> PCMBuffer? {
+    public func read() throws(AudioDecodingError) -> PCMBuffer? {
         let samples = reader.readChunk()
         damageNote = reader.damageNote
         if reader.isFinished { source.duration = reader.decodedDuration }

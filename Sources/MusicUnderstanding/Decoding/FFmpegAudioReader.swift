@@ -59,7 +59,7 @@ final class FFmpegAudioReader {
         return all.isEmpty ? nil : all.joined(separator: "; ")
     }
 
-    init(path: String, rawFormat: RawPCMFormat?, maximumConsecutiveErrors: Int) throws(DecodingError) {
+    init(path: String, rawFormat: RawPCMFormat?, maximumConsecutiveErrors: Int) throws(AudioDecodingError) {
         self.path = path
         self.maximumConsecutiveErrors = max(1, maximumConsecutiveErrors)
         FFmpeg.silenceLogs()
@@ -419,7 +419,7 @@ final class FFmpegAudioReader {
     }
 
     /// Fails fast, with the file named, when the path cannot be a readable audio file.
-    private static func checkFile(_ path: String) throws(DecodingError) {
+    private static func checkFile(_ path: String) throws(AudioDecodingError) {
         var info = stat()
         if stat(path, &info) != 0 {
             switch errno {
@@ -434,7 +434,7 @@ final class FFmpegAudioReader {
         if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
     }
 
-    private static func openError(_ code: Int32, path: String, isFile: Bool) -> DecodingError {
+    private static func openError(_ code: Int32, path: String, isFile: Bool) -> AudioDecodingError {
         switch code {
         case FFmpeg.noSuchFile, FFmpeg.httpNotFound: return .fileNotFound(path: path)
         case FFmpeg.accessDenied, FFmpeg.notPermitted, FFmpeg.httpForbidden: return .permissionDenied(path: path)

@@ -50,7 +50,7 @@ enum FFmpeg {
         return (format, String(path[path.index(after: colon)...]))
     }
 
-    /// Silences FFmpeg's log output (once per process): errors reach the caller as `DecodingError`.
+    /// Silences FFmpeg's log output (once per process): errors reach the caller as `AudioDecodingError`.
     static func silenceLogs() { _ = quietLogs }
 
     /// FFmpeg's text for an error code, e.g. "Invalid data found when processing input".

@@ -25,7 +25,7 @@ public final class MonoResampler {
     /// Creates a resampler from `inputRate` with `channels` to mono at `outputRate`.
     ///
     /// Rates are rounded to whole hertz and must lie in 1...768000; `channels` must not be empty.
-    public init(inputRate: Double, channels: [AudioChannel], outputRate: Double) throws(DecodingError) {
+    public init(inputRate: Double, channels: [AudioChannel], outputRate: Double) throws(AudioDecodingError) {
         let path = "<resampler>"
         guard inputRate.isFinite, outputRate.isFinite,
               (1...Double(FFmpeg.maximumSampleRate)).contains(inputRate.rounded()),

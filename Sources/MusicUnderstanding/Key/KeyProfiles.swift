@@ -84,7 +84,7 @@ public struct KeyProfile: Sendable, Hashable {
             addChord([2, 5, 8], minor[2], &m)
             addChord([3, 7, 11], minor[3], &m)
             addChord([8, 12, 15], minor[8], &m)
-            addChord([11, 14, 17], minor[8], &m)
+            addChord([11, 14, 17], minor[11], &m)
         }
         return KeyProfile(name: name + (threeChords ? "-poly3" : "-poly"), major: M, minor: m)
     }

@@ -42,7 +42,7 @@ public struct Report: Sendable, Codable {
         self.source = SourceInfo(path: path)
         switch error {
         case let e as AnalysisError: self.error = ErrorInfo(code: e.code, message: e.description)
-        case let e as DecodingError: self.error = ErrorInfo(code: e.code, message: e.description)
+        case let e as AudioDecodingError: self.error = ErrorInfo(code: e.code, message: e.description)
         default: self.error = ErrorInfo(code: "internalError", message: "\(path): \(error)")
         }
     }

@@ -3,7 +3,7 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The analysis is not implemented in this version.
     case unavailable(AnalysisType)
     /// The input could not be decoded.
-    case decoding(DecodingError)
+    case decoding(AudioDecodingError)
     /// The audio provider delivered buffers whose format changed mid-stream.
     case inconsistentFormat(String)
     /// `analyze` was called while another analysis of the same session was running.

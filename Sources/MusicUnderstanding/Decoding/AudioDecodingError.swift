@@ -1,5 +1,5 @@
 /// Why an input could not be decoded. Every case names the input.
-public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No file at the path.
     case fileNotFound(path: String)
     /// The file exists but cannot be read.
