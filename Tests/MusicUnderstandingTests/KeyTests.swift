@@ -85,14 +85,14 @@ private enum KeySignals {
 
     /// Runs the shared feature stage and the key analysis on `samples`.
     static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
-        let stage = FeatureStage(configuration: .init(), onset: true, chroma: true)
+        let stage = FeatureStage(features: [.onset, .chroma])
         var i = 0
         while i < samples.count {
             let j = min(samples.count, i + 4096)
             stage.append(Array(samples[i..<j]))
             i = j
         }
-        let features = stage.finish()
+        let features = stage.finish(duration: Double(samples.count) / 22_050)
         return (KeyAnalyzer().analyze(features, rhythm: rhythm), features)
     }
 

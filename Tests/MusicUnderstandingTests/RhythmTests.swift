@@ -75,14 +75,14 @@ private enum Synth {
 
     /// Runs `samples` through the feature stage and the rhythm analyzer.
     static func analyze(_ samples: [Float]) -> RhythmResult {
-        let stage = FeatureStage(configuration: .init(), onset: true, chroma: false)
+        let stage = FeatureStage(features: [.onset])
         var i = 0
         while i < samples.count {  // chunks of an awkward size, as a decoder would deliver
             let end = min(samples.count, i + 3001)
             stage.append(Array(samples[i..<end]))
             i = end
         }
-        return RhythmAnalyzer().analyze(stage.finish())
+        return RhythmAnalyzer().analyze(stage.finish(duration: Double(samples.count) / 22_050))
     }
 
     /// Share of `truth` beats (after `skip` seconds) with an estimate within `tolerance` s.
@@ -361,9 +361,9 @@ private enum Synth {
     @Test func onsetCurveIsAligned() {
         var samples = [Float](repeating: 0, count: Int(3 * Synth.rate))
         Synth.click(&samples, at: 1.5)
-        let stage = FeatureStage(configuration: .init(), onset: true, chroma: false)
+        let stage = FeatureStage(features: [.onset])
         stage.append(samples)
-        let features = stage.finish()
+        let features = stage.finish(duration: Double(samples.count) / 22_050)
         guard let onset = features.onset else {
             Issue.record("no onset features")
             return

@@ -16,15 +16,8 @@ public struct BatchRunner: Sendable {
 
     /// Analyses one input into a report or an error record.
     public static func analyze(path: String, types: Set<AnalysisType>, rawFormat: RawPCMFormat? = nil) async -> Report {
-        do {
-            let session = try MusicUnderstandingSession(path: path, rawFormat: rawFormat)
-            let result = try await session.analyze(for: types)
-            var source = await session.source
-            source.path = path
-            return Report(source: source, result: result, warning: await session.damageNote)
-        } catch {
-            return Report(path: path, error: error)
-        }
+        let analyzer = FileAnalyzer(types: types)
+        return await DedicatedThread.run(name: "cadenza-batch") { analyzer.report(path: path, rawFormat: rawFormat) }
     }
 
     /// Analyses `inputs`; `onReport` is called once per input, serially, as each completes.

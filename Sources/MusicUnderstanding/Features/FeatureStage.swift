@@ -37,18 +37,47 @@ protocol SpectralFrameConsumer: AnyObject {
     func consume(_ frame: SpectralFrame)
 }
 
-/// The shared features of one input, computed in one STFT pass.
+/// A shared representation of the input, computed at most once per input and only when an
+/// analysis that is run declares it (``AnalysisStage/features``).
+public enum Feature: String, Sendable, Hashable, CaseIterable {
+    /// EBU R128 loudness of the native-rate, all-channel PCM (``LoudnessMeter``).
+    case loudness
+    /// Onset strength (SuperFlux) with its low band, frame energy and semitone-filterbank
+    /// chroma blocks, from the shared STFT (``OnsetFeatures``).
+    case onset
+    /// Harmonic pitch-class profile from the shared STFT (``ChromaFeatures``).
+    case chroma
+
+    /// Whether the feature is computed from the shared STFT of the mono analysis signal.
+    var needsSpectrum: Bool { self != .loudness }
+}
+
+/// The shared features of one input, computed in one pass over the audio.
 public struct SharedFeatures: Sendable {
     /// The STFT settings the features were computed with.
     public var configuration: FeatureConfiguration
     /// Number of STFT frames.
     public var frameCount: Int
-    /// Duration of the analysed mono signal, seconds.
+    /// Duration of the input, seconds: native frames over the native rate (the one duration
+    /// the report, the session and every analysis use).
     public var duration: Double
-    /// Onset strength curves (present when rhythm or key was requested).
+    /// Onset strength curves, when ``Feature/onset`` was computed.
     public var onset: OnsetFeatures?
-    /// Chroma (present when key was requested).
+    /// Chroma, when ``Feature/chroma`` was computed.
     public var chroma: ChromaFeatures?
+    /// Loudness of the whole input, when ``Feature/loudness`` was computed.
+    public var loudness: LoudnessResult?
+
+    /// Creates a feature set (tests and custom stages).
+    public init(configuration: FeatureConfiguration = .init(), frameCount: Int = 0, duration: Double,
+                onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil) {
+        self.configuration = configuration
+        self.frameCount = frameCount
+        self.duration = duration
+        self.onset = onset
+        self.chroma = chroma
+        self.loudness = loudness
+    }
 }
 
 /// The shared feature stage: takes the mono analysis signal in chunks of any size, runs one
@@ -63,7 +92,6 @@ final class FeatureStage {
     private var pending: [Float]
     private var pendingStart = 0
     private var frameIndex = 0
-    private var samplesIn = 0
     private var frame: [Float]
     private var power: [Float]
     private var magnitude: [Float]
@@ -71,8 +99,9 @@ final class FeatureStage {
     private let chromaAccumulator: ChromaAccumulator?
     private var consumers: [any SpectralFrameConsumer] = []
 
-    /// Creates the stage; only the requested features are computed.
-    init(configuration: FeatureConfiguration = .init(), onset: Bool, chroma: Bool) {
+    /// Creates the stage; only the requested spectral features are computed.
+    init(features: Set<Feature>, configuration settings: AnalysisConfiguration = .init()) {
+        let configuration = settings.features
         self.configuration = configuration
         let n = configuration.frameSize
         fft = RealFFT(size: n)
@@ -83,15 +112,16 @@ final class FeatureStage {
         frame = [Float](repeating: 0, count: n)
         power = [Float](repeating: 0, count: configuration.binCount)
         magnitude = [Float](repeating: 0, count: configuration.binCount)
-        onsetAccumulator = onset ? OnsetStrengthAccumulator(configuration: configuration) : nil
-        chromaAccumulator = chroma ? ChromaAccumulator(configuration: configuration) : nil
+        onsetAccumulator = features.contains(.onset)
+            ? OnsetStrengthAccumulator(configuration: configuration, onset: settings.onset) : nil
+        chromaAccumulator = features.contains(.chroma)
+            ? ChromaAccumulator(configuration: configuration, settings: settings.chroma) : nil
         if let onsetAccumulator { consumers.append(onsetAccumulator) }
         if let chromaAccumulator { consumers.append(chromaAccumulator) }
     }
 
     /// Appends mono samples at `configuration.sampleRate`.
     func append(_ samples: [Float]) {
-        samplesIn += samples.count
         let start = pending.count
         pending.append(contentsOf: samples)
         // Damaged input can carry NaN or infinity: one bad sample must not poison every feature.
@@ -99,15 +129,15 @@ final class FeatureStage {
         processFrames()
     }
 
-    /// Ends the input and returns the features.
-    func finish() -> SharedFeatures {
+    /// Ends the input and returns the spectral features; `duration` is the input's duration.
+    func finish(duration: Double) -> SharedFeatures {
         // Pad so that the last real sample falls in a frame centre region.
         pending.append(contentsOf: [Float](repeating: 0, count: configuration.frameSize / 2))
         processFrames()
         return SharedFeatures(
             configuration: configuration,
             frameCount: frameIndex,
-            duration: Double(samplesIn) / configuration.sampleRate,
+            duration: duration,
             onset: onsetAccumulator?.finish(),
             chroma: chromaAccumulator?.finish()
         )

@@ -1,35 +1,46 @@
-import Synchronization
-
-/// A flag that `cancel()` sets and the pipeline polls between chunks.
-final class CancellationFlag: Sendable {
-    private let state = Atomic<Bool>(false)
-    var isCancelled: Bool { state.load(ordering: .relaxed) }
-    func cancel() { state.store(true, ordering: .relaxed) }
-}
-
 /// One pass over one input: decoded PCM goes once through the loudness meter and once through
-/// the mono resampler into the shared feature stage; the analyses then consume the features.
+/// the mono resampler into the shared feature stage; then the planned stages run in dependency
+/// order on the features.
 ///
-/// Data flows one way: PCM → (loudness) and PCM → mono → STFT → features → analyses.
+/// Data flows one way: PCM → (loudness) and PCM → mono → STFT → features → analyses → result.
 final class AnalysisPipeline {
+    /// The analyses whose results are returned.
     let types: Set<AnalysisType>
-    private let featureConfiguration: FeatureConfiguration
+    /// The stages run, each after those it depends on (the requested ones and their dependencies).
+    let stages: [any AnalysisStage.Type]
+    /// The shared features the stages declared.
+    let features: Set<Feature>
+    private let configuration: AnalysisConfiguration
     private var meter: LoudnessMeter?
     private var resampler: MonoResampler?
     private var featureStage: FeatureStage?
     private var format: (rate: Double, channels: [AudioChannel])?
     private let onLoudnessStep: (@Sendable (LoudnessStep) -> Void)?
+    /// Native-rate frames consumed so far.
     private(set) var framesIn = 0
 
     /// Creates a pipeline computing `types`; `onLoudnessStep` sees each 100 ms loudness step.
-    init(types: Set<AnalysisType>, featureConfiguration: FeatureConfiguration = .init(),
-         onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil) {
+    ///
+    /// - Throws: ``AnalysisError/unavailable(_:)`` for an analysis this version does not have.
+    init(types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
+         onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil) throws(AnalysisError) {
         self.types = types
-        self.featureConfiguration = featureConfiguration
+        self.configuration = configuration
         self.onLoudnessStep = onLoudnessStep
+        stages = try AnalysisRegistry.plan(for: types)
+        features = stages.reduce(into: Set<Feature>()) { $0.formUnion($1.features) }
     }
 
-    private var needsFeatures: Bool { types.contains(.rhythm) || types.contains(.key) }
+    /// The input's duration so far, seconds (native frames over the native rate).
+    var duration: Double {
+        guard let format, format.rate > 0 else { return 0 }
+        return Double(framesIn) / format.rate
+    }
+
+    /// Native sample rate and channel count, once the first buffer arrived.
+    var nativeFormat: (sampleRate: Double, channels: Int)? {
+        format.map { ($0.rate, $0.channels.count) }
+    }
 
     /// Feeds one buffer. All buffers must share rate and layout.
     func consume(_ buffer: PCMBuffer, path: String) throws(AnalysisError) {
@@ -38,22 +49,21 @@ final class AnalysisPipeline {
                 throw .inconsistentFormat("\(path): buffer format changed from \(format.rate) Hz × \(format.channels.count) to \(buffer.sampleRate) Hz × \(buffer.channelCount)")
             }
         } else {
-            guard buffer.sampleRate > 0, buffer.channelCount > 0 else {
+            guard buffer.sampleRate > 0, buffer.sampleRate.isFinite, buffer.channelCount > 0 else {
                 throw .inconsistentFormat("\(path): buffer with \(buffer.sampleRate) Hz and \(buffer.channelCount) channels")
             }
             format = (buffer.sampleRate, buffer.channels)
-            if types.contains(.loudness) {
+            if features.contains(.loudness) {
                 meter = LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels)
             }
-            if needsFeatures {
+            if features.contains(where: \.needsSpectrum) {
                 do {
                     resampler = try MonoResampler(inputRate: buffer.sampleRate, channels: buffer.channels,
-                                                  outputRate: featureConfiguration.sampleRate)
+                                                  outputRate: configuration.features.sampleRate)
                 } catch {
                     throw .decoding(error)
                 }
-                featureStage = FeatureStage(configuration: featureConfiguration, onset: true,
-                                            chroma: types.contains(.key))
+                featureStage = FeatureStage(features: features, configuration: configuration)
             }
         }
         framesIn += buffer.frameCount
@@ -63,24 +73,26 @@ final class AnalysisPipeline {
         }
     }
 
-    /// Ends the input and runs the analyses.
-    func finish() -> SessionResult {
-        var result = SessionResult()
-        if let meter { result.loudness = meter.result() }
+    /// Ends the input and runs the stages; only the requested results are returned.
+    func finish(cancellation: CancellationToken) throws(AnalysisError) -> SessionResult {
+        try cancellation.check()
+        var shared: SharedFeatures
         if let resampler, let featureStage {
             featureStage.append(resampler.flush())
-            let features = featureStage.finish()
-            var rhythm: RhythmResult?
-            if types.contains(.rhythm) || types.contains(.key) {
-                rhythm = RhythmAnalyzer().analyze(features)
-            }
-            if types.contains(.rhythm) { result.rhythm = rhythm }
-            if types.contains(.key) { result.key = KeyAnalyzer().analyze(features, rhythm: rhythm) }
-        } else if needsFeatures {
-            // No audio at all: empty results rather than invented ones.
-            if types.contains(.rhythm) { result.rhythm = RhythmResult(beats: [], bars: [], beatsPerMinute: nil) }
-            if types.contains(.key) { result.key = KeyResult(ranges: []) }
+            shared = featureStage.finish(duration: duration)
+        } else {
+            shared = SharedFeatures(configuration: configuration.features, duration: duration)
         }
+        shared.loudness = meter?.result()
+        var all = SessionResult()
+        for stage in stages {
+            let context = AnalysisContext(features: shared, configuration: configuration,
+                                          results: all, cancellation: cancellation)
+            try stage.run(in: context, into: &all)
+        }
+        try cancellation.check()
+        var result = SessionResult()
+        for stage in stages where types.contains(stage.type) { stage.copyResult(from: all, into: &result) }
         return result
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Analyses one piece of music: key, rhythm and loudness in this version (structure, pace and
 /// instrument activity come in later versions).
@@ -9,42 +10,45 @@ import Foundation
 /// ```swift
 /// let session = try await MusicUnderstandingSession(url: songURL)
 /// let result = try await session.analyze(for: [.rhythm, .loudness])
-/// print(result.rhythm?.beatsPerMinute ?? 0)
+/// print(result.rhythm?.beatsPerMinute ?? 0, result.source?.duration ?? 0)
 /// ```
+///
+/// A session may be analysed again after a run returns, throws or is cancelled; one run at a
+/// time (a second concurrent `analyze` throws ``AnalysisError/alreadyRunning``). File decoding
+/// and the analyses run on a dedicated thread, never on Swift's cooperative pool.
 public actor MusicUnderstandingSession {
-    private enum Input {
+    private enum Input: Sendable {
         case file(path: String, rawFormat: RawPCMFormat?)
         case provider(any AsyncSequence<PCMBuffer?, Never> & Sendable)
     }
 
     private let input: Input
+    private let configuration: AnalysisConfiguration
     private var running = false
-    private var cancellation: CancellationFlag?
-    private var cancelledBeforeStart = false
-    private let loudnessContinuation: AsyncThrowingStream<LoudnessResult, any Error>.Continuation
-
-    /// What is known about the input: exact duration, rate, channels and codec once analysed.
-    public private(set) var source: SourceInfo
-
-    /// Set after `analyze` when the input was damaged (e.g. truncated) and only what could be
-    /// decoded was analysed.
-    public private(set) var damageNote: String?
+    private var current: RunControl?
+    private var cancelNextRun = false
+    private let broadcast = LoudnessBroadcast()
 
     /// Loudness as the analysis runs: one ``LoudnessResult`` per 100 ms of audio, holding that
     /// step's momentary and short-term value and the integrated loudness, range, sample peak and
-    /// true peak so far. The sequence finishes when `analyze` returns (or throws its error).
-    /// It only yields while `.loudness` is among the analysed types.
-    public nonisolated let loudnessResults: AsyncThrowingStream<LoudnessResult, any Error>
+    /// true peak so far. Only while `.loudness` is among the analysed types.
+    ///
+    /// Each iteration (each `for try await` loop) is an independent subscriber: any number of
+    /// tasks may consume it at once and each gets every result. An iteration started while a run
+    /// is in flight follows that run; one started between runs follows the next run. It finishes
+    /// when its run returns, and throws that run's error when the run throws (for example
+    /// ``AnalysisError/cancelled``). Nothing is buffered for a run nobody iterates.
+    public nonisolated var loudnessResults: LoudnessResults { LoudnessResults(broadcast: broadcast) }
 
     /// Opens a file (or "-" for standard input) that FFmpeg can decode.
     ///
     /// - Throws: ``AnalysisError/decoding(_:)`` when the file does not exist or cannot be read.
-    public init(url: URL) async throws {
-        try self.init(path: url.isFileURL ? url.path : url.absoluteString, rawFormat: nil)
+    public init(url: URL, configuration: AnalysisConfiguration = .init()) async throws {
+        try self.init(path: url.isFileURL ? url.path : url.absoluteString, rawFormat: nil, configuration: configuration)
     }
 
     /// Opens a path ("-" for standard input); with `rawFormat` the input is headerless PCM.
-    public init(path: String, rawFormat: RawPCMFormat? = nil) throws {
+    public init(path: String, rawFormat: RawPCMFormat? = nil, configuration: AnalysisConfiguration = .init()) throws {
         if path != "-", !path.contains("://"), rawFormat != nil || !AudioDecoder.isDevice(path) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -58,18 +62,19 @@ public actor MusicUnderstandingSession {
             }
         }
         input = .file(path: path, rawFormat: rawFormat)
-        source = SourceInfo(path: path)
-        (loudnessResults, loudnessContinuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
+        self.configuration = configuration
     }
 
     /// Analyses buffers from any asynchronous sequence; a `nil` element ends the input.
-    /// All buffers must share sample rate and channel layout.
-    public init<Provider: AsyncSequence & Sendable>(audioProvider: Provider)
+    /// All buffers must share sample rate and channel layout. The sequence is iterated once per
+    /// `analyze` call.
+    public init<Provider: AsyncSequence & Sendable>(audioProvider: Provider, configuration: AnalysisConfiguration = .init())
     where Provider.Element == PCMBuffer?, Provider.Failure == Never {
         input = .provider(audioProvider)
-        source = SourceInfo(path: "<audio provider>")
-        (loudnessResults, loudnessContinuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
+        self.configuration = configuration
     }
+
+    deinit { broadcast.close() }
 
     /// Analyses every area this version implements (``AnalysisType/available``).
     @discardableResult
@@ -78,96 +83,144 @@ public actor MusicUnderstandingSession {
     }
 
     /// Analyses only the requested areas; the other fields of the result are `nil`.
+    /// ``SessionResult/source`` and ``SessionResult/warning`` describe the input.
     ///
     /// - Throws: ``AnalysisError/unavailable(_:)`` for an area this version does not implement,
     ///   ``AnalysisError/decoding(_:)`` when the input cannot be decoded,
-    ///   ``AnalysisError/cancelled`` after ``cancel()``.
+    ///   ``AnalysisError/cancelled`` after ``cancel()`` or when the calling task is cancelled.
     @discardableResult
     public func analyze(for types: Set<AnalysisType>) async throws -> SessionResult {
         if let missing = AnalysisType.allCases.first(where: { types.contains($0) && !$0.isAvailable }) {
             throw AnalysisError.unavailable(missing)
         }
         guard !running else { throw AnalysisError.alreadyRunning }
+        if cancelNextRun {
+            cancelNextRun = false
+            throw AnalysisError.cancelled
+        }
         running = true
-        defer { running = false }
-        let flag = CancellationFlag()
-        if cancelledBeforeStart { flag.cancel() }
-        cancellation = flag
-        let continuation = loudnessContinuation
-        let streamLoudness = types.contains(.loudness)
-        let onStep: (@Sendable (LoudnessStep) -> Void)? = streamLoudness ? Self.forwarder(to: continuation) : nil
-
+        let control = RunControl()
+        current = control
+        defer {
+            running = false
+            current = nil
+        }
+        let run = broadcast.begin()
+        let onStep: (@Sendable (LoudnessStep) -> Void)?
+        if types.contains(.loudness) {
+            let broadcast = self.broadcast
+            onStep = { step in broadcast.publish(step, run: run) }
+        } else {
+            onStep = nil
+        }
+        let analyzer = FileAnalyzer(types: types, configuration: configuration)
+        let input = self.input
         do {
-            let outcome: (SessionResult, SourceInfo, String?)
-            switch input {
-            case .file(let path, let rawFormat):
-                outcome = try await withTaskCancellationHandler {
-                    try await Task.detached {
-                        try Self.runFile(path: path, rawFormat: rawFormat, types: types, flag: flag, onStep: onStep)
-                    }.value
-                } onCancel: { flag.cancel() }
-            case .provider(let provider):
-                outcome = try await withTaskCancellationHandler {
-                    try await Self.runProvider(provider, types: types, flag: flag, onStep: onStep)
-                } onCancel: { flag.cancel() }
+            let result = try await withTaskCancellationHandler {
+                try await control.wait { complete in
+                    switch input {
+                    case .file(let path, let rawFormat):
+                        DedicatedThread.start(name: "cadenza-analysis") {
+                            complete(Result { () throws(AnalysisError) in
+                                try analyzer.analyze(path: path, rawFormat: rawFormat, cancellation: control.token, onLoudnessStep: onStep)
+                            })
+                        }
+                        return nil
+                    case .provider(let provider):
+                        return Task {
+                            complete(await Self.runProvider(provider, analyzer: analyzer, token: control.token, onStep: onStep))
+                        }
+                    }
+                }
+            } onCancel: {
+                control.cancel()
             }
-            source = outcome.1
-            damageNote = outcome.2
-            continuation.finish()
-            return outcome.0
+            broadcast.end(run: run, error: nil)
+            return result
         } catch {
-            continuation.finish(throwing: error)
+            broadcast.end(run: run, error: error)
             throw error
         }
     }
 
-    /// Stops an analysis in flight; it throws ``AnalysisError/cancelled``. Before `analyze`,
-    /// makes the next `analyze` throw at once.
+    /// Stops the analysis in flight: `analyze` throws ``AnalysisError/cancelled`` within
+    /// milliseconds, whatever stage it is in (decoding, waiting for the audio provider's next
+    /// buffer, or analysing). Called while no analysis runs, it makes the next `analyze` (only
+    /// that one) throw ``AnalysisError/cancelled`` at once.
     public func cancel() {
-        if let cancellation { cancellation.cancel() } else { cancelledBeforeStart = true }
+        if let current { current.cancel() } else { cancelNextRun = true }
     }
 
-    private static func forwarder(
-        to continuation: AsyncThrowingStream<LoudnessResult, any Error>.Continuation
-    ) -> @Sendable (LoudnessStep) -> Void {
-        { step in _ = continuation.yield(LoudnessResult(step: step)) }
-    }
-
-    private static func runFile(path: String, rawFormat: RawPCMFormat?, types: Set<AnalysisType>,
-                                flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) throws -> (SessionResult, SourceInfo, String?) {
-        let decoder: AudioDecoder
-        do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat) } catch { throw AnalysisError.decoding(error) }
-        let pipeline = AnalysisPipeline(types: types, onLoudnessStep: onStep)
-        while true {
-            if flag.isCancelled { throw AnalysisError.cancelled }
-            let buffer: PCMBuffer?
-            do { buffer = try decoder.read() } catch { throw AnalysisError.decoding(error) }
-            guard let buffer else { break }
-            try pipeline.consume(buffer, path: path)
-        }
-        if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
-        var source = decoder.source
-        source.duration = Double(pipeline.framesIn) / Double(decoder.sampleRate)
-        return (pipeline.finish(), source, decoder.damageNote)
-    }
-
-    private static func runProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, types: Set<AnalysisType>,
-                                    flag: CancellationFlag, onStep: (@Sendable (LoudnessStep) -> Void)?) async throws -> (SessionResult, SourceInfo, String?) {
+    private static func runProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, analyzer: FileAnalyzer,
+                                    token: CancellationToken, onStep: (@Sendable (LoudnessStep) -> Void)?) async -> Result<SessionResult, AnalysisError> {
         let path = "<audio provider>"
-        let pipeline = AnalysisPipeline(types: types, onLoudnessStep: onStep)
-        var rate = 0.0, channels = 0
-        for await element in provider {
-            if flag.isCancelled { throw AnalysisError.cancelled }
-            guard let buffer = element else { break }
-            try pipeline.consume(buffer, path: path)
-            rate = buffer.sampleRate
-            channels = buffer.channelCount
+        do throws(AnalysisError) {
+            let pipeline = try AnalysisPipeline(types: analyzer.types, configuration: analyzer.configuration, onLoudnessStep: onStep)
+            for await element in provider {
+                try token.check()
+                if Task.isCancelled { throw AnalysisError.cancelled }
+                guard let buffer = element else { break }
+                try pipeline.consume(buffer, path: path)
+            }
+            try token.check()
+            if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
+            var result = try pipeline.finish(cancellation: token)
+            let format = pipeline.nativeFormat
+            result.source = SourceInfo(path: path, duration: pipeline.duration,
+                                       sampleRate: format.map { Int($0.sampleRate) }, channels: format?.channels, codec: "pcm_f32")
+            return .success(result)
+        } catch {
+            return .failure(error)
         }
-        if flag.isCancelled { throw AnalysisError.cancelled }
-        if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
-        let source = SourceInfo(path: path, duration: rate > 0 ? Double(pipeline.framesIn) / rate : 0,
-                                sampleRate: rate > 0 ? Int(rate) : nil, channels: channels > 0 ? channels : nil, codec: "pcm_f32")
-        return (pipeline.finish(), source, nil)
+    }
+}
+
+/// One run's completion: the first of "the work finished" and "cancelled" resumes the waiting
+/// `analyze`; the work, if still going, notices the token and stops on its own.
+final class RunControl: Sendable {
+    let token = CancellationToken()
+    private struct State {
+        var continuation: CheckedContinuation<SessionResult, any Error>?
+        var task: Task<Void, Never>?
+        var settled = false
+    }
+    private let state = Mutex(State())
+
+    /// Starts the work (`start` gets the completion handler and may return a task to cancel)
+    /// and waits for its result or for cancellation.
+    func wait(_ start: (@escaping @Sendable (Result<SessionResult, AnalysisError>) -> Void) -> Task<Void, Never>?) async throws -> SessionResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let alreadyCancelled = state.withLock { s in
+                if token.isCancelled { s.settled = true; return true }
+                s.continuation = continuation
+                return false
+            }
+            if alreadyCancelled {
+                continuation.resume(throwing: AnalysisError.cancelled)
+                return
+            }
+            let task = start { [self] result in settle(result.mapError { $0 as any Error }) }
+            state.withLock { s in
+                if s.settled { task?.cancel() } else { s.task = task }
+            }
+        }
+    }
+
+    /// Cancels: the token is set, a provider task is cancelled and the waiter resumes at once.
+    func cancel() {
+        token.cancel()
+        settle(.failure(AnalysisError.cancelled))
+    }
+
+    private func settle(_ result: Result<SessionResult, any Error>) {
+        let (continuation, task) = state.withLock { s -> (CheckedContinuation<SessionResult, any Error>?, Task<Void, Never>?) in
+            if s.settled { return (nil, nil) }
+            s.settled = true
+            defer { s.continuation = nil; s.task = nil }
+            return (s.continuation, s.task)
+        }
+        if case .failure = result { task?.cancel() }
+        continuation?.resume(with: result)
     }
 }
 

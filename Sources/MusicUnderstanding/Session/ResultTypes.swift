@@ -322,11 +322,18 @@ public struct SessionResult: Sendable, Codable {
     public var instrumentActivity: InstrumentActivityResult?
     /// Loudness.
     public var loudness: LoudnessResult?
+    /// What was analysed: path, exact duration, native rate, channels and codec. Extra field,
+    /// set by `analyze`.
+    public var source: SourceInfo?
+    /// Set when the input was damaged (e.g. truncated) and only what could be decoded was
+    /// analysed. Extra field, set by `analyze`.
+    public var warning: String?
 
     /// Creates an empty result.
     public init(
         key: KeyResult? = nil, rhythm: RhythmResult? = nil, structure: StructureResult? = nil,
-        pace: PaceResult? = nil, instrumentActivity: InstrumentActivityResult? = nil, loudness: LoudnessResult? = nil
+        pace: PaceResult? = nil, instrumentActivity: InstrumentActivityResult? = nil, loudness: LoudnessResult? = nil,
+        source: SourceInfo? = nil, warning: String? = nil
     ) {
         self.key = key
         self.rhythm = rhythm
@@ -334,6 +341,8 @@ public struct SessionResult: Sendable, Codable {
         self.pace = pace
         self.instrumentActivity = instrumentActivity
         self.loudness = loudness
+        self.source = source
+        self.warning = warning
     }
 }
 
@@ -341,8 +350,8 @@ public struct SessionResult: Sendable, Codable {
 public enum AnalysisType: String, Sendable, Hashable, Codable, CaseIterable {
     case key, rhythm, structure, pace, instrumentActivity, loudness
 
-    /// The analyses this version implements.
-    public static let available: Set<AnalysisType> = [.loudness, .rhythm, .key]
+    /// The analyses this version implements (those with a stage in ``AnalysisRegistry``).
+    public static let available: Set<AnalysisType> = Set(AnalysisRegistry.stages.map { $0.type })
 
     /// Whether this version implements the analysis.
     public var isAvailable: Bool { Self.available.contains(self) }

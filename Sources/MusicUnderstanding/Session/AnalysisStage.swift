@@ -1,0 +1,85 @@
+/// What an analysis stage is given: the shared features of the input, the results of the
+/// analyses it builds on, the configuration, and a way to notice cancellation.
+public struct AnalysisContext: Sendable {
+    /// The shared features the requested stages declared (others are `nil`).
+    public var features: SharedFeatures
+    /// Every analysis's settings.
+    public var configuration: AnalysisConfiguration
+    /// Results of the stages that ran before this one (at least its ``AnalysisStage/dependencies``).
+    public var results: SessionResult
+    /// Checked between stages; long stages may check it too.
+    public var cancellation: CancellationToken
+
+    /// Duration of the input in seconds (the one duration every stage and the report use).
+    public var duration: Double { features.duration }
+}
+
+/// One analysis: it declares the shared features it consumes and the analyses it builds on,
+/// and turns them into one result type of the report contract.
+///
+/// The pipeline runs the closure of the requested analyses over ``dependencies`` in dependency
+/// order and computes each declared ``Feature`` once per input, only when a stage that runs
+/// declares it. To add an analysis: a folder with the analysis and its stage, a
+/// ``AnalysisConfiguration`` field for its settings, and one line in ``AnalysisRegistry/stages``.
+public protocol AnalysisStage: Sendable {
+    /// The result type (``KeyResult``, ``RhythmResult``, ...).
+    associatedtype Output: Sendable
+    /// The analysis this stage produces.
+    static var type: AnalysisType { get }
+    /// The shared features it consumes.
+    static var features: Set<Feature> { get }
+    /// The analyses whose results it reads from ``AnalysisContext/results``.
+    static var dependencies: Set<AnalysisType> { get }
+    /// Where its result goes in the session result.
+    static var output: WritableKeyPath<SessionResult, Output?> { get }
+    /// Runs the analysis.
+    static func analyze(_ context: AnalysisContext) throws(AnalysisError) -> Output
+}
+
+/// The analyses this version implements, in no particular order (the pipeline sorts them by
+/// their dependencies).
+public enum AnalysisRegistry {
+    /// Every registered stage.
+    public static let stages: [any AnalysisStage.Type] = [
+        LoudnessStage.self,
+        RhythmStage.self,
+        KeyStage.self,
+    ]
+
+    /// The stage producing `type`, if this version has one.
+    public static func stage(for type: AnalysisType) -> (any AnalysisStage.Type)? {
+        stages.first { $0.type == type }
+    }
+
+    /// The stages needed for `types` (the requested ones and everything they build on), each
+    /// after the stages it depends on; `nil` when a requested or needed analysis is unavailable.
+    static func plan(for types: Set<AnalysisType>) throws(AnalysisError) -> [any AnalysisStage.Type] {
+        var ordered: [any AnalysisStage.Type] = []
+        var done = Set<AnalysisType>()
+        var visiting = Set<AnalysisType>()
+        func visit(_ type: AnalysisType) throws(AnalysisError) {
+            if done.contains(type) { return }
+            guard let stage = stage(for: type) else { throw .unavailable(type) }
+            guard visiting.insert(type).inserted else { return }  // a cycle: registry bug, ignore the back edge
+            for dependency in stage.dependencies.sorted(by: { $0.rawValue < $1.rawValue }) { try visit(dependency) }
+            visiting.remove(type)
+            done.insert(type)
+            ordered.append(stage)
+        }
+        for type in AnalysisType.allCases where types.contains(type) { try visit(type) }
+        return ordered
+    }
+}
+
+extension AnalysisStage {
+    /// Runs the stage and stores its result.
+    static func run(in context: AnalysisContext, into result: inout SessionResult) throws(AnalysisError) {
+        try context.cancellation.check()
+        result[keyPath: output] = try analyze(context)
+    }
+
+    /// Copies this stage's result from one session result to another.
+    static func copyResult(from source: SessionResult, into target: inout SessionResult) {
+        target[keyPath: output] = source[keyPath: output]
+    }
+}

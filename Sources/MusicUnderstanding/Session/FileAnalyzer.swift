@@ -1,0 +1,72 @@
+import Foundation
+
+/// Analyses one input synchronously on the calling thread: decode once, compute the shared
+/// features the requested analyses need, run them. The building block of the session, the
+/// batch runner and worker threads or processes.
+///
+/// Blocking: call it from a thread of your own (``MusicUnderstandingSession`` and
+/// ``BatchRunner`` do), not from Swift's cooperative pool.
+///
+/// ```swift
+/// let analyzer = FileAnalyzer(types: [.key, .rhythm])
+/// let result = try analyzer.analyze(path: "song.flac")
+/// print(result.source?.duration ?? 0, result.key?.ranges.first?.value.tonic ?? .c)
+/// ```
+public struct FileAnalyzer: Sendable {
+    /// The analyses to run.
+    public var types: Set<AnalysisType>
+    /// Their settings.
+    public var configuration: AnalysisConfiguration
+
+    /// Creates an analyzer for `types` (default: every available analysis).
+    public init(types: Set<AnalysisType> = AnalysisType.available, configuration: AnalysisConfiguration = .init()) {
+        self.types = types
+        self.configuration = configuration
+    }
+
+    /// Decodes and analyses `path` ("-" for standard input; with `rawFormat`, headerless PCM).
+    /// The result carries ``SessionResult/source`` (exact duration, rate, channels, codec) and,
+    /// for a damaged input that still decoded, ``SessionResult/warning``.
+    ///
+    /// - Parameters:
+    ///   - cancellation: checked after every decoded chunk and between stages.
+    ///   - onLoudnessStep: sees every 100 ms loudness step while decoding (with `.loudness` only).
+    /// - Throws: ``AnalysisError/unavailable(_:)``, ``AnalysisError/decoding(_:)`` (including
+    ///   ``AudioDecodingError/zeroLength(path:)`` when nothing decodes), ``AnalysisError/cancelled``.
+    public func analyze(path: String, rawFormat: RawPCMFormat? = nil,
+                        cancellation: CancellationToken = CancellationToken(),
+                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
+        let pipeline = try AnalysisPipeline(types: types, configuration: configuration, onLoudnessStep: onLoudnessStep)
+        try cancellation.check()
+        let decoder: AudioDecoder
+        do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat) } catch { throw .decoding(error) }
+        while true {
+            try cancellation.check()
+            let buffer: PCMBuffer?
+            do { buffer = try decoder.read() } catch { throw .decoding(error) }
+            guard let buffer else { break }
+            try pipeline.consume(buffer, path: path)
+        }
+        if pipeline.framesIn == 0 { throw .decoding(.zeroLength(path: path)) }
+        var result = try pipeline.finish(cancellation: cancellation)
+        var source = decoder.source
+        source.duration = pipeline.duration
+        result.source = source
+        result.warning = decoder.damageNote
+        return result
+    }
+
+    /// The report of `path`: its analysis, or an error record naming the file and the reason.
+    /// Never throws. `source.path` is `path` as given.
+    public func report(path: String, rawFormat: RawPCMFormat? = nil,
+                       cancellation: CancellationToken = CancellationToken()) -> Report {
+        do {
+            let result = try analyze(path: path, rawFormat: rawFormat, cancellation: cancellation)
+            var source = result.source ?? SourceInfo(path: path)
+            source.path = path
+            return Report(source: source, result: result, warning: result.warning)
+        } catch {
+            return Report(path: path, error: error)
+        }
+    }
+}
