@@ -50,6 +50,9 @@ final class LoudnessBroadcast: Sendable {
         }
     }
 
+    /// Subscribers of the run in flight and waiting for the next one (tests).
+    var subscriberCount: (current: Int, next: Int) { state.withLock { ($0.current.count, $0.next.count) } }
+
     /// One step of run `run` to every subscriber of that run, if it is still in flight.
     func publish(_ step: LoudnessStep, run: Int) {
         let targets = state.withLock { s in s.running && s.run == run ? Array(s.current.values) : [] }

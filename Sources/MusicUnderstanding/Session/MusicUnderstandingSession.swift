@@ -40,6 +40,9 @@ public actor MusicUnderstandingSession {
     /// ``AnalysisError/cancelled``). Nothing is buffered for a run nobody iterates.
     public nonisolated var loudnessResults: LoudnessResults { LoudnessResults(broadcast: broadcast) }
 
+    /// Iterations of ``loudnessResults`` following the run in flight and waiting for the next (tests).
+    nonisolated var loudnessSubscriberCount: (current: Int, next: Int) { broadcast.subscriberCount }
+
     /// Opens a file (or "-" for standard input) that FFmpeg can decode.
     ///
     /// - Throws: ``AnalysisError/decoding(_:)`` when the file does not exist or cannot be read.
@@ -127,9 +130,7 @@ public actor MusicUnderstandingSession {
                         }
                         return nil
                     case .provider(let provider):
-                        return Task {
-                            complete(await Self.runProvider(provider, analyzer: analyzer, token: control.token, onStep: onStep))
-                        }
+                        return Self.startProvider(provider, analyzer: analyzer, token: control.token, onStep: onStep, complete: complete)
                     }
                 }
             } onCancel: {
@@ -151,27 +152,48 @@ public actor MusicUnderstandingSession {
         if let current { current.cancel() } else { cancelNextRun = true }
     }
 
-    private static func runProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, analyzer: FileAnalyzer,
-                                    token: CancellationToken, onStep: (@Sendable (LoudnessStep) -> Void)?) async -> Result<SessionResult, AnalysisError> {
-        let path = "<audio provider>"
-        do throws(AnalysisError) {
-            let pipeline = try AnalysisPipeline(types: analyzer.types, configuration: analyzer.configuration, onLoudnessStep: onStep)
-            for await element in provider {
-                try token.check()
-                if Task.isCancelled { throw AnalysisError.cancelled }
-                guard let buffer = element else { break }
-                try pipeline.consume(buffer, path: path)
-            }
-            try token.check()
-            if pipeline.framesIn == 0 { throw AnalysisError.decoding(.zeroLength(path: path)) }
-            var result = try pipeline.finish(cancellation: token)
-            let format = pipeline.nativeFormat
-            result.source = SourceInfo(path: path, duration: pipeline.duration,
-                                       sampleRate: format.map { Int($0.sampleRate) }, channels: format?.channels, codec: "pcm_f32")
-            return .success(result)
-        } catch {
-            return .failure(error)
+    /// Iterates the provider on a task and analyses on a dedicated thread, the two joined by a
+    /// bounded ``BufferChannel``; `complete` gets the outcome once.
+    private static func startProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, analyzer: FileAnalyzer,
+                                      token: CancellationToken, onStep: (@Sendable (LoudnessStep) -> Void)?,
+                                      complete: @escaping @Sendable (Result<SessionResult, AnalysisError>) -> Void) -> Task<Void, Never> {
+        let channel = BufferChannel()
+        DedicatedThread.start(name: "cadenza-provider-analysis") {
+            complete(Result { () throws(AnalysisError) in
+                try analyzeProvided(channel, analyzer: analyzer, token: token, onStep: onStep)
+            })
+            channel.close()
         }
+        return Task.detached {
+            await withTaskCancellationHandler {
+                for await element in provider {
+                    if Task.isCancelled || token.isCancelled { break }
+                    guard let buffer = element, await channel.send(buffer) else { break }
+                }
+                channel.close()
+            } onCancel: {
+                // A provider waiting for its next buffer may never return: the analysis
+                // thread must not wait for it.
+                channel.close()
+            }
+        }
+    }
+
+    private static func analyzeProvided(_ channel: BufferChannel, analyzer: FileAnalyzer, token: CancellationToken,
+                                        onStep: (@Sendable (LoudnessStep) -> Void)?) throws(AnalysisError) -> SessionResult {
+        let path = "<audio provider>"
+        let pipeline = try AnalysisPipeline(types: analyzer.types, configuration: analyzer.configuration, onLoudnessStep: onStep)
+        while let buffer = channel.receive() {
+            try token.check()
+            try pipeline.consume(buffer, path: path)
+        }
+        try token.check()
+        if pipeline.framesIn == 0 { throw .decoding(.zeroLength(path: path)) }
+        var result = try pipeline.finish(cancellation: token)
+        let format = pipeline.nativeFormat
+        result.source = SourceInfo(path: path, duration: pipeline.duration,
+                                   sampleRate: format.map { Int($0.sampleRate) }, channels: format?.channels, codec: "pcm_f32")
+        return result
     }
 }
 
