@@ -236,10 +236,10 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         #expect(abs(subBassH - aloneH) < 0.02 * aloneH, "with clicks \(subBassH), alone \(aloneH)")
         // The output is aligned despite the streaming delay: the percussive peak of each click
         // is in the vector holding the click's frame (± 1 vector).
-        let vectorRate = f.frameRate
+        let stftRate = FeatureSynth.configuration.frameRate
         var t = 0.3
         while t < seconds - 0.3 {
-            let expected = Int((t * vectorRate).rounded(.down))
+            let expected = Int((t * stftRate).rounded()) / f.framesPerVector
             let window = max(0, expected - 4)..<min(f.count, expected + 5)
             let peak = window.max { f.percussive[$0 * 5 + 4] < f.percussive[$1 * 5 + 4] } ?? -10
             #expect(abs(peak - expected) <= 1, "click at \(t) s: peak vector \(peak), expected \(expected)")
