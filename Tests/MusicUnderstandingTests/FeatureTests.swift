@@ -267,17 +267,65 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         #expect(odd.harmonic.allSatisfy { $0.isFinite })
     }
 
-    @Test func quickselectFindsTheMedian() {
-        var g = FeatureSynth.Noise(state: 7)
-        for count in 1...33 {
-            for _ in 0..<50 {
-                // Include ties: quantised values.
-                var v = (0..<count).map { _ in (g.next() * 4).rounded() }
-                let sorted = v.sorted()
-                let m = v.withUnsafeMutableBufferPointer { HarmonicPercussiveAccumulator.select($0, count: count) }
-                #expect(m == sorted[count / 2])
+    /// The running medians against a direct implementation of the masks on a random
+    /// spectrogram with many ties, for the default and for unusual filter lengths.
+    @Test(arguments: [(17, 17, 11_000.0, 4, Float(2)), (5, 9, 500.0, 3, Float(1)), (1, 2, 300.0, 1, Float(1.5))])
+    func runningMediansMatchADirectSeparation(timeLength: Int, frequencyLength: Int, maxFrequency: Double,
+                                              framesPerVector: Int, beta: Float) {
+        var settings = HarmonicPercussiveConfiguration()
+        settings.harmonicMedianLength = timeLength
+        settings.percussiveMedianLength = frequencyLength
+        settings.maxFrequency = maxFrequency
+        settings.framesPerVector = framesPerVector
+        settings.separationFactor = beta
+        let config = FeatureSynth.configuration
+        var g = FeatureSynth.Noise(state: 11)
+        let frameCount = 37
+        // Quantised magnitudes (many equal values), with a steady partial and a broadband hit.
+        var x = [[Float]](repeating: [], count: frameCount)
+        for t in 0..<frameCount {
+            x[t] = (0..<config.binCount).map { k in
+                var v = ((g.next() + 1) * 2).rounded()
+                if k == 20 || k == 21 { v += 40 }
+                if t == 12 { v += 30 }
+                return v
             }
         }
+        let acc = HarmonicPercussiveAccumulator(configuration: config, settings: settings)
+        for t in 0..<frameCount { acc.consume(SpectralFrame(index: t, magnitude: x[t])) }
+        let f = acc.finish()
+
+        let th = timeLength / 2, fh = frequencyLength / 2
+        let maxBin = Int((maxFrequency / config.binWidth).rounded(.down))
+        let stored = min(config.binCount, maxBin + fh + 1)
+        func median(_ v: [Float]) -> Float { v.sorted()[v.count / 2] }
+        let bands = f.bandCount
+        var expected = [[Double]](repeating: [Double](repeating: 0, count: 3 * bands), count: f.count)
+        for c in 0..<frameCount {
+            for k in 0...maxBin {
+                let h = median((max(0, c - th)...min(frameCount - 1, c + th)).map { x[$0][k] })
+                let p = median((max(0, k - fh)...min(stored - 1, k + fh)).map { x[c][$0] })
+                let component = h > beta * p ? 0 : (p > beta * h ? 1 : 2)
+                let freq = Double(k) * config.binWidth
+                let band = (0..<bands).last { f.bandEdges[$0] <= freq } ?? 0
+                expected[c / framesPerVector][component * bands + band] += Double(x[c][k] * x[c][k])
+            }
+        }
+        #expect(f.count == (frameCount + framesPerVector - 1) / framesPerVector)
+        let scale = Double(16) / Double(config.frameSize * config.frameSize)
+        var checked = 0
+        for v in 0..<f.count {
+            let frames = Double(min(framesPerVector, frameCount - v * framesPerVector))
+            for (component, values) in [f.harmonic, f.percussive, f.residual].enumerated() {
+                for b in 0..<bands {
+                    let want = expected[v][component * bands + b] * scale / frames
+                    let got = Double(values[v * bands + b])
+                    #expect(abs(got - want) <= 1e-5 * max(want, 1e-9), "vector \(v) component \(component) band \(b)")
+                    if want > 0 { checked += 1 }
+                }
+            }
+        }
+        #expect(checked > f.count)
     }
 
     // MARK: - Beat aggregation

@@ -97,12 +97,18 @@ public struct HarmonicPercussiveFeatures: Sendable {
 
 /// Separates each STFT frame into harmonic, percussive and residual energy, streaming.
 ///
-/// Keeps a ring buffer of the last `harmonicMedianLength` magnitude frames (bins up to
-/// `maxFrequency` plus half the frequency filter: about 70 kB with the defaults) and decides
-/// frame `i` once frame `i + harmonicMedianLength / 2` has arrived (an 8-frame, 93 ms delay with
-/// the defaults; `finish()` decides the last frames with the truncated window). Per frame the
-/// work is two medians of 17 values per bin, by quickselect on a small scratch buffer; nothing
-/// is allocated per frame.
+/// Keeps a ring buffer of the last `harmonicMedianLength + 1` magnitude frames (bins up to
+/// `maxFrequency` plus half the frequency filter) and, per bin, the values of the current time
+/// window in sorted order (together about 145 kB with the defaults). Frame `i` is decided once
+/// frame `i + harmonicMedianLength / 2` has arrived (an 8-frame, 93 ms delay with the defaults;
+/// `finish()` decides the last frames with the truncated window).
+///
+/// Both medians are running medians over sorted windows: per bin and frame, the time window
+/// drops its oldest value and takes the new one (a binary search and a short shift in a sorted
+/// array of 17 values), and within the frame the frequency window slides along the bins the
+/// same way. Measured on 60 s of white noise (release build, `-Ounchecked`, shared machine):
+/// 0.13 ms per frame (11 ms per second of audio), against 0.54 ms per frame for a quickselect
+/// of each 17-value window with the same results. Nothing is allocated per frame.
 final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private let configuration: FeatureConfiguration
     private let settings: HarmonicPercussiveConfiguration
@@ -111,7 +117,8 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private let beta: Float
     private let maxBin: Int            // last bin separated
     private let storedBins: Int        // bins kept per frame in the ring
-    private let ringLength: Int
+    private let ringLength: Int        // 2 * timeHalf + 2: the window plus the frame replacing its oldest
+    private let timeWidth: Int         // 2 * timeHalf + 1: capacity of each bin's sorted window
     private let framesPerVector: Int
     private let powerScale: Float
     private let edges: [Double]
@@ -119,7 +126,10 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private let bandCount: Int
 
     private var ring: [Float]
-    private var scratch: [Float]
+    private var sortedTime: [Float]    // (maxBin + 1) × timeWidth, bin-major, each sorted ascending
+    private var windowLow = 0          // frames windowLow...windowHigh are in sortedTime
+    private var windowHigh = -1
+    private var sortedFrequency: [Float]
     private var framesSeen = 0
     private var nextCentre = 0
     // Pooling accumulators (3 × bandCount: harmonic, percussive, residual) and outputs.
@@ -140,7 +150,8 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         let top = min(max(settings.maxFrequency, binWidth), configuration.sampleRate / 2)
         maxBin = max(0, min(bins - 1, Int((top / binWidth).rounded(.down))))
         storedBins = min(bins, maxBin + freqHalf + 1)
-        ringLength = 2 * timeHalf + 1
+        timeWidth = 2 * timeHalf + 1
+        ringLength = timeWidth + 1
         framesPerVector = max(1, settings.framesPerVector)
         let scale = 4 / Float(configuration.frameSize)
         powerScale = scale * scale
@@ -158,7 +169,8 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         }
         bandOfBin = map
         ring = [Float](repeating: 0, count: ringLength * storedBins)
-        scratch = [Float](repeating: 0, count: max(ringLength, 2 * freqHalf + 1))
+        sortedTime = [Float](repeating: 0, count: (maxBin + 1) * timeWidth)
+        sortedFrequency = [Float](repeating: 0, count: 2 * freqHalf + 1)
         pooled = [Float](repeating: 0, count: 3 * bandCount)
     }
 
@@ -193,37 +205,72 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
 
     // MARK: - Per frame
 
+    /// Moves the sorted time windows to frames `low...high` (both ends move forward only).
+    private func moveTimeWindow(to low: Int, _ high: Int) {
+        let stored = storedBins, width = timeWidth, length = ringLength, top = maxBin
+        ring.withUnsafeBufferPointer { r in
+            sortedTime.withUnsafeMutableBufferPointer { s in
+                while windowHigh < high || windowLow < low {
+                    let count = windowHigh - windowLow + 1
+                    if windowHigh < high && windowLow < low && count > 0 {
+                        let old = (windowLow % length) * stored, new = ((windowHigh + 1) % length) * stored
+                        for k in 0...top { Self.replace(r[old + k], with: r[new + k], in: s, base: k * width, count: count) }
+                        windowLow += 1
+                        windowHigh += 1
+                    } else if windowHigh < high && count < width {
+                        let new = ((windowHigh + 1) % length) * stored
+                        for k in 0...top { Self.insert(r[new + k], in: s, base: k * width, count: max(0, count)) }
+                        windowHigh += 1
+                    } else {
+                        let old = (windowLow % length) * stored
+                        if count > 0 {
+                            for k in 0...top { Self.remove(r[old + k], in: s, base: k * width, count: count) }
+                        }
+                        windowLow += 1
+                    }
+                }
+            }
+        }
+    }
+
     private func process(centre: Int, last: Int) {
-        let first = max(0, centre - timeHalf)
-        let end = min(last, centre + timeHalf)
-        let rows = end - first + 1
-        let length = ringLength, stored = storedBins, fh = freqHalf, top = maxBin
-        let centreBase = (centre % length) * stored
-        // The frames of the window occupy ring slots (first % length) onwards, cyclically.
-        let firstSlot = first % length
+        moveTimeWindow(to: max(0, centre - timeHalf), min(last, centre + timeHalf))
+        let timeCount = windowHigh - windowLow + 1
+        let timeRank = timeCount / 2
+        let stored = storedBins, width = timeWidth, fh = freqHalf, top = maxBin
+        let centreBase = (centre % ringLength) * stored
         let beta = beta, bands = bandCount
         ring.withUnsafeBufferPointer { r in
-            scratch.withUnsafeMutableBufferPointer { tmp in
-                pooled.withUnsafeMutableBufferPointer { acc in
-                    bandOfBin.withUnsafeBufferPointer { bandOf in
-                        for k in 0...top {
-                            // Median over time (horizontal).
-                            var slot = firstSlot
-                            for t in 0..<rows {
-                                tmp[t] = r[slot * stored + k]
-                                slot += 1
-                                if slot == length { slot = 0 }
-                            }
-                            let h = Self.select(tmp, count: rows)
-                            // Median over frequency (vertical).
-                            let lo = max(0, k - fh), hi = min(stored - 1, k + fh)
+            sortedTime.withUnsafeBufferPointer { st in
+                sortedFrequency.withUnsafeMutableBufferPointer { sf in
+                    pooled.withUnsafeMutableBufferPointer { acc in
+                        bandOfBin.withUnsafeBufferPointer { bandOf in
+                            // Frequency window of bin 0: bins 0...min(fh, stored - 1).
                             var n = 0
-                            for j in lo...hi { tmp[n] = r[centreBase + j]; n += 1 }
-                            let p = Self.select(tmp, count: n)
-                            let x = r[centreBase + k]
-                            let e = x * x
-                            let component = h > beta * p ? 0 : (p > beta * h ? 1 : 2)
-                            acc[component * bands + bandOf[k]] += e
+                            for j in 0...min(fh, stored - 1) {
+                                Self.insert(r[centreBase + j], in: sf, base: 0, count: n)
+                                n += 1
+                            }
+                            for k in 0...top {
+                                if k > 0 {
+                                    // Window of bin k: bins k - fh ... k + fh, clipped.
+                                    let add = k + fh, drop = k - fh - 1
+                                    if add < stored && drop >= 0 {
+                                        Self.replace(r[centreBase + drop], with: r[centreBase + add], in: sf, base: 0, count: n)
+                                    } else if add < stored {
+                                        Self.insert(r[centreBase + add], in: sf, base: 0, count: n)
+                                        n += 1
+                                    } else if drop >= 0 {
+                                        Self.remove(r[centreBase + drop], in: sf, base: 0, count: n)
+                                        n -= 1
+                                    }
+                                }
+                                let p = sf[n / 2]
+                                let h = st[k * width + timeRank]
+                                let x = r[centreBase + k]
+                                let component = h > beta * p ? 0 : (p > beta * h ? 1 : 2)
+                                acc[component * bands + bandOf[k]] += x * x
+                            }
                         }
                     }
                 }
@@ -243,38 +290,62 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         pooledFrames = 0
     }
 
-    /// The median (the element of rank `count / 2`, the upper median for even counts) of the
-    /// first `count` values of `values`, by quickselect (Hoare's FIND with median-of-three
-    /// pivots); reorders the values. `count` must be at least 1; values must not be NaN.
+    // MARK: - Sorted windows
+    //
+    // A window is `count` values at `s[base ..< base + count]`, ascending. Its median (rank
+    // `count / 2`, the upper median for even counts) is `s[base + count / 2]`.
+
+    /// Index of the first value not below `v` (`base + count` when there is none).
     @inline(__always)
-    static func select(_ values: UnsafeMutableBufferPointer<Float>, count: Int) -> Float {
-        let rank = count / 2
-        var left = 0, right = count - 1
-        while right > left {
-            // Median of three as pivot, moved so that values[left] ≤ pivot ≤ values[right].
-            let mid = (left + right) / 2
-            if values[mid] < values[left] { values.swapAt(mid, left) }
-            if values[right] < values[left] { values.swapAt(right, left) }
-            if values[right] < values[mid] { values.swapAt(right, mid) }
-            let pivot = values[mid]
-            var i = left, j = right
-            while i <= j {
-                while values[i] < pivot { i += 1 }
-                while pivot < values[j] { j -= 1 }
-                if i <= j {
-                    values.swapAt(i, j)
-                    i += 1
-                    j -= 1
-                }
+    private static func lowerBound(_ v: Float, in s: UnsafeMutableBufferPointer<Float>, base: Int, count: Int) -> Int {
+        var lo = base, hi = base + count
+        while lo < hi {
+            let m = (lo + hi) >> 1
+            if s[m] < v { lo = m + 1 } else { hi = m }
+        }
+        return lo
+    }
+
+    /// Inserts `v` into a window of `count` values (capacity at least `count + 1`).
+    @inline(__always)
+    static func insert(_ v: Float, in s: UnsafeMutableBufferPointer<Float>, base: Int, count: Int) {
+        var j = base + count
+        while j > base && s[j - 1] > v {
+            s[j] = s[j - 1]
+            j -= 1
+        }
+        s[j] = v
+    }
+
+    /// Removes one value equal to `v` from a window of `count` values (`count >= 1`); the last
+    /// value if `v` is not present (which the accumulator's invariants exclude).
+    @inline(__always)
+    static func remove(_ v: Float, in s: UnsafeMutableBufferPointer<Float>, base: Int, count: Int) {
+        let end = base + count
+        var i = min(end - 1, lowerBound(v, in: s, base: base, count: count))
+        while i + 1 < end {
+            s[i] = s[i + 1]
+            i += 1
+        }
+    }
+
+    /// Replaces one value equal to `old` by `new` in a window of `count` values (`count >= 1`),
+    /// keeping it sorted; shifts only the values ranked between the two.
+    @inline(__always)
+    static func replace(_ old: Float, with new: Float, in s: UnsafeMutableBufferPointer<Float>, base: Int, count: Int) {
+        let end = base + count
+        var i = min(end - 1, lowerBound(old, in: s, base: base, count: count))
+        if new > old {
+            while i + 1 < end && s[i + 1] < new {
+                s[i] = s[i + 1]
+                i += 1
             }
-            if rank <= j {
-                right = j
-            } else if rank >= i {
-                left = i
-            } else {
-                return values[rank]
+        } else {
+            while i > base && s[i - 1] > new {
+                s[i] = s[i - 1]
+                i -= 1
             }
         }
-        return values[rank]
+        s[i] = new
     }
 }
