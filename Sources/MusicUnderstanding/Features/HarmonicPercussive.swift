@@ -25,7 +25,7 @@ public struct HarmonicPercussiveConfiguration: Sendable, Hashable {
     /// hi-hats, sibilance). Edges outside `0 ..< maxFrequency` are dropped.
     public var bandEdges: [Double] = [120, 250, 2000, 5000]
     /// STFT frames mean-pooled into one stored vector. Default 4 (46 ms, 21.5 vectors/s):
-    /// `3 × bands × 4` bytes per vector, 6.2 MB per hour of audio with the 5 default bands.
+    /// `3 × bands × 4` bytes per vector, 4.7 MB per hour of audio with the 5 default bands.
     public var framesPerVector: Int = 4
 
     /// The default configuration.
