@@ -26,8 +26,7 @@ let package = Package(
         ),
         .target(
             name: "MusicUnderstanding",
-            dependencies: ["CFFmpeg", "CFFTW", "CSndfile"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            dependencies: ["CFFmpeg", "CFFTW", "CSndfile"]
         ),
         .executableTarget(
             name: "cadenza",

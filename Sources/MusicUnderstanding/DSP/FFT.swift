@@ -35,6 +35,20 @@ final class RealFFT {
         fftwf_free(output)
     }
 
+    /// Transforms `samples × window` (at least `size` values each) and writes the power of each
+    /// bin to `power` (`binCount` values): the windowing is fused into the copy to FFTW's input.
+    func powerSpectrum(of samples: UnsafeBufferPointer<Float>, window: UnsafeBufferPointer<Float>,
+                       into power: UnsafeMutableBufferPointer<Float>) {
+        guard let input, let output, let plan, samples.count >= size, window.count >= size, power.count >= binCount else { return }
+        for i in 0..<size { input[i] = samples[i] * window[i] }
+        fftwf_execute(plan)
+        let raw = UnsafeMutableRawPointer(output).assumingMemoryBound(to: Float.self)
+        for k in 0..<binCount {
+            let re = raw[2 * k], im = raw[2 * k + 1]
+            power[k] = re * re + im * im
+        }
+    }
+
     /// Transforms `samples` (exactly `size` values) and writes the power `re² + im²` of each bin
     /// to `power` (`binCount` values).
     func powerSpectrum(of samples: UnsafeBufferPointer<Float>, into power: UnsafeMutableBufferPointer<Float>) {

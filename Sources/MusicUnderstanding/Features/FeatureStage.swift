@@ -47,6 +47,11 @@ public enum Feature: String, Sendable, Hashable, CaseIterable {
     case onset
     /// Harmonic pitch-class profile from the shared STFT (``ChromaFeatures``).
     case chroma
+    /// Log mel band energies and MFCCs, the timbre of the shared STFT (``MelFeatures``).
+    case melBands
+    /// Harmonic, percussive and residual band energies by median-filtering separation of the
+    /// shared STFT (``HarmonicPercussiveFeatures``).
+    case harmonicPercussive
 
     /// Whether the feature is computed from the shared STFT of the mono analysis signal.
     var needsSpectrum: Bool { self != .loudness }
@@ -67,16 +72,23 @@ public struct SharedFeatures: Sendable {
     public var chroma: ChromaFeatures?
     /// Loudness of the whole input, when ``Feature/loudness`` was computed.
     public var loudness: LoudnessResult?
+    /// Mel band energies and MFCCs, when ``Feature/melBands`` was computed.
+    public var mel: MelFeatures?
+    /// Harmonic/percussive/residual band energies, when ``Feature/harmonicPercussive`` was computed.
+    public var harmonicPercussive: HarmonicPercussiveFeatures?
 
     /// Creates a feature set (tests and custom stages).
     public init(configuration: FeatureConfiguration = .init(), frameCount: Int = 0, duration: Double,
-                onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil) {
+                onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil,
+                mel: MelFeatures? = nil, harmonicPercussive: HarmonicPercussiveFeatures? = nil) {
         self.configuration = configuration
         self.frameCount = frameCount
         self.duration = duration
         self.onset = onset
         self.chroma = chroma
         self.loudness = loudness
+        self.mel = mel
+        self.harmonicPercussive = harmonicPercussive
     }
 }
 
@@ -92,11 +104,12 @@ final class FeatureStage {
     private var pending: [Float]
     private var pendingStart = 0
     private var frameIndex = 0
-    private var frame: [Float]
     private var power: [Float]
     private var magnitude: [Float]
     private let onsetAccumulator: OnsetStrengthAccumulator?
     private let chromaAccumulator: ChromaAccumulator?
+    private let melAccumulator: MelBandAccumulator?
+    private let separationAccumulator: HarmonicPercussiveAccumulator?
     private var consumers: [any SpectralFrameConsumer] = []
 
     /// Creates the stage; only the requested spectral features are computed.
@@ -109,15 +122,20 @@ final class FeatureStage {
         window = (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
         pending = [Float](repeating: 0, count: n / 2)  // centre padding
         pending.reserveCapacity(4 * n)
-        frame = [Float](repeating: 0, count: n)
         power = [Float](repeating: 0, count: configuration.binCount)
         magnitude = [Float](repeating: 0, count: configuration.binCount)
         onsetAccumulator = features.contains(.onset)
             ? OnsetStrengthAccumulator(configuration: configuration, onset: settings.onset) : nil
         chromaAccumulator = features.contains(.chroma)
             ? ChromaAccumulator(configuration: configuration, settings: settings.chroma) : nil
+        melAccumulator = features.contains(.melBands)
+            ? MelBandAccumulator(configuration: configuration, settings: settings.mel) : nil
+        separationAccumulator = features.contains(.harmonicPercussive)
+            ? HarmonicPercussiveAccumulator(configuration: configuration, settings: settings.harmonicPercussive) : nil
         if let onsetAccumulator { consumers.append(onsetAccumulator) }
         if let chromaAccumulator { consumers.append(chromaAccumulator) }
+        if let melAccumulator { consumers.append(melAccumulator) }
+        if let separationAccumulator { consumers.append(separationAccumulator) }
     }
 
     /// Appends mono samples at `configuration.sampleRate`.
@@ -139,25 +157,45 @@ final class FeatureStage {
             frameCount: frameIndex,
             duration: duration,
             onset: onsetAccumulator?.finish(),
-            chroma: chromaAccumulator?.finish()
+            chroma: chromaAccumulator?.finish(),
+            mel: melAccumulator?.finish(),
+            harmonicPercussive: separationAccumulator?.finish()
         )
     }
 
     private func processFrames() {
         let n = configuration.frameSize, hop = configuration.hopSize
-        while pending.count - pendingStart >= n {
-            pending.withUnsafeBufferPointer { src in
-                for i in 0..<n { frame[i] = src[pendingStart + i] * window[i] }
+        guard pending.count - pendingStart >= n else { return }
+        // Hot loop: locals and buffer pointers held for the whole batch of frames, so that the
+        // per-sample work meets no exclusivity checks on the stage's properties.
+        var start = pendingStart
+        var index = frameIndex
+        let consumers = self.consumers
+        let fft = self.fft
+        var magnitude = self.magnitude
+        self.magnitude = []
+        var power = self.power
+        self.power = []
+        pending.withUnsafeBufferPointer { src in
+            window.withUnsafeBufferPointer { win in
+                power.withUnsafeMutableBufferPointer { p in
+                    while src.count - start >= n {
+                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start ..< start + n]), window: win, into: p)
+                        magnitude.withUnsafeMutableBufferPointer { m in
+                            for k in 0 ..< min(m.count, p.count) { m[k] = p[k].squareRoot() }
+                        }
+                        let spectral = SpectralFrame(index: index, magnitude: magnitude)
+                        for consumer in consumers { consumer.consume(spectral) }
+                        index += 1
+                        start += hop
+                    }
+                }
             }
-            frame.withUnsafeBufferPointer { f in
-                power.withUnsafeMutableBufferPointer { p in fft.powerSpectrum(of: f, into: p) }
-            }
-            for k in 0..<power.count { magnitude[k] = power[k].squareRoot() }
-            let spectral = SpectralFrame(index: frameIndex, magnitude: magnitude)
-            for consumer in consumers { consumer.consume(spectral) }
-            frameIndex += 1
-            pendingStart += hop
         }
+        self.magnitude = magnitude
+        self.power = power
+        frameIndex = index
+        pendingStart = start
         // Compact the buffer once the consumed prefix is large.
         if pendingStart > 8 * n {
             pending.removeFirst(pendingStart)

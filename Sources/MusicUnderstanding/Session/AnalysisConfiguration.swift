@@ -15,6 +15,10 @@ public struct AnalysisConfiguration: Sendable, Hashable {
     public var onset = OnsetConfiguration()
     /// Harmonic pitch-class profile settings (the chroma shared by key, rhythm and structure).
     public var chroma = ChromaConfiguration()
+    /// Mel filterbank and MFCC settings (timbre, for structure and instrument activity).
+    public var mel = MelConfiguration()
+    /// Harmonic/percussive/residual separation settings (instrument activity, pace).
+    public var harmonicPercussive = HarmonicPercussiveConfiguration()
     /// Tempo, beat and downbeat tracking.
     public var rhythm = RhythmAnalyzer.Configuration()
     /// Key estimation and the key timeline.
