@@ -19,12 +19,13 @@ import Foundation
 /// comma into `{`. Arrays are written straight through and remember nothing per element, so the
 /// 108,000-entry loudness curves of a 3-hour file stream element by element.
 ///
-/// Memory: about the size of the output. The buffer grows by doubling, so its capacity is at
-/// most twice the output while encoding; it is trimmed and handed to the returned `Data`
-/// without a copy. Measured for a synthetic 3-hour loudness result (108,000 momentary and
-/// 108,000 short-term values, a 6.5 MB line): the buffer peaks at 8 MB (its capacity), the
-/// largest sorting scratch is under 100 bytes, and encoding takes about 0.1 s in a release build
-/// (`JSONEncoder` needs about 2.5 times as long and builds the whole tree first).
+/// Memory: about the size of the output. The buffer grows by doubling (`realloc`, so pages
+/// beyond the written end are not touched), is trimmed at the end and handed to the returned
+/// `Data` without a copy; sorting an object's members needs at most a scratch copy of the
+/// smaller side of one rotation (under 100 bytes for reports). Measured for a synthetic 3-hour
+/// `LoudnessResult` (108,000 momentary and 108,000 short-term values, a 6.8 MB line) in an
+/// optimised build on Linux: peak resident memory grows by 7.4 MB while encoding, and encoding
+/// takes 0.17–0.19 s; `JSONEncoder` with `.sortedKeys` grows it by 102 MB and takes 0.58 s.
 ///
 /// Containers obtained with `nestedContainer`, `nestedUnkeyedContainer` or `superEncoder` may be
 /// filled in any order before the enclosing value's `encode(to:)` returns (they are encoded
@@ -97,15 +98,17 @@ final class JSONStreamEngine {
     let userInfo: [CodingUserInfoKey: Any]
     let basePath: [any CodingKey]
 
-    private var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+    // The engine is used by one encoding on one thread and never hands out references to its
+    // state, so the run-time exclusivity checks (a fifth of the time) are left out.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
     private var owned = true
 
-    private(set) var frames: [Frame] = []
-    private var members: [Member] = []
-    private var detached: [Detached] = []
-    private var nextID = 0
+    @exclusivity(unchecked) private(set) var frames: [Frame] = []
+    @exclusivity(unchecked) private var members: [Member] = []
+    @exclusivity(unchecked) private var detached: [Detached] = []
+    @exclusivity(unchecked) private var nextID = 0
 
     init(escapesSlashes: Bool, userInfo: [CodingUserInfoKey: Any], basePath: [any CodingKey], capacity: Int) {
         self.escapesSlashes = escapesSlashes
