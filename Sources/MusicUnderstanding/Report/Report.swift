@@ -70,19 +70,18 @@ public struct Report: Sendable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        // Members in key order (the order they are written in), so that no member moves.
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(result?.instrumentActivity, forKey: .instrumentActivity)
+        try c.encodeIfPresent(result?.key, forKey: .key)
+        try c.encodeIfPresent(result?.loudness, forKey: .loudness)
+        try c.encodeIfPresent(result?.pace, forKey: .pace)
+        try c.encodeIfPresent(result?.rhythm, forKey: .rhythm)
         try c.encode(schemaVersion, forKey: .schemaVersion)
         try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(result?.structure, forKey: .structure)
         try c.encodeIfPresent(warning, forKey: .warning)
-        if let result {
-            try c.encodeIfPresent(result.key, forKey: .key)
-            try c.encodeIfPresent(result.rhythm, forKey: .rhythm)
-            try c.encodeIfPresent(result.structure, forKey: .structure)
-            try c.encodeIfPresent(result.pace, forKey: .pace)
-            try c.encodeIfPresent(result.instrumentActivity, forKey: .instrumentActivity)
-            try c.encodeIfPresent(result.loudness, forKey: .loudness)
-        }
     }
 
     /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).

@@ -23,8 +23,8 @@ public struct TimeRange: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(ReportRounding.time(start), forKey: .start)
         try c.encode(ReportRounding.time(duration), forKey: .duration)
+        try c.encode(ReportRounding.time(start), forKey: .start)
     }
 }
 
@@ -196,14 +196,14 @@ public struct RhythmResult: Sendable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
         try c.encode(bars.map(ReportRounding.time), forKey: .bars)
+        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
+        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
         if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
             try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
         } else {
             try c.encodeNil(forKey: .beatsPerMinute)
         }
-        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
     }
 }
 
@@ -221,6 +221,17 @@ public struct StructureResult: Sendable, Codable {
         self.sections = sections
         self.segments = segments
         self.phrases = phrases
+    }
+
+    enum CodingKeys: String, CodingKey { case sections, segments, phrases }
+
+    /// Writes the three levels in key order (`phrases`, `sections`, `segments`), the order of
+    /// the output, so that a streaming encoder moves nothing.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(phrases, forKey: .phrases)
+        try c.encode(sections, forKey: .sections)
+        try c.encode(segments, forKey: .segments)
     }
 }
 
@@ -290,8 +301,8 @@ public struct InstrumentActivityResult: Sendable, Codable {
     /// ``contractActivity(_:)`` makes it, rounded like every level to 0.001.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(InstrumentMap(values: ranges.mapValues { ActivityItems.ranges($0) }), forKey: .ranges)
         try c.encode(InstrumentMap(values: activity.mapValues { ActivityItems.activity($0) }), forKey: .activity)
+        try c.encode(InstrumentMap(values: ranges.mapValues { ActivityItems.ranges($0) }), forKey: .ranges)
     }
 
     /// One of the two maps, keyed by instrument name, every instrument present.
@@ -299,7 +310,7 @@ public struct InstrumentActivityResult: Sendable, Codable {
         var values: [Instrument: ActivityItems]
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: InstrumentKey.self)
-            for instrument in Instrument.allCases {
+            for instrument in Instrument.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
                 try c.encode(values[instrument] ?? .ranges([]), forKey: InstrumentKey(instrument))
             }
         }
@@ -372,10 +383,10 @@ public struct LoudnessResult: Sendable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(integrated, forKey: .integrated)
-        try c.encode(momentary, forKey: .momentary)
-        try c.encode(shortTerm, forKey: .shortTerm)
-        try c.encode(peak, forKey: .peak)
         try NumericNull.encode(loudnessRange, forKey: .loudnessRange, in: &c)
+        try c.encode(momentary, forKey: .momentary)
+        try c.encode(peak, forKey: .peak)
+        try c.encode(shortTerm, forKey: .shortTerm)
         try NumericNull.encode(truePeak, forKey: .truePeak, in: &c)
     }
 }
