@@ -89,12 +89,16 @@ public struct SourceInfo: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey { case path, duration, sampleRate, channels, codec }
 
+    /// Writes the source; `duration` is rounded to 1e-6 s, and left out when it is not finite
+    /// (an unknown duration, as when it is `nil`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(path, forKey: .path)
-        try c.encodeIfPresent(duration.map { (($0 * 1_000_000).rounded() / 1_000_000) }, forKey: .duration)
-        try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
         try c.encodeIfPresent(channels, forKey: .channels)
         try c.encodeIfPresent(codec, forKey: .codec)
+        if let duration, duration.isFinite {
+            try c.encode((duration * 1_000_000).rounded() / 1_000_000 + 0, forKey: .duration)
+        }
+        try c.encode(path, forKey: .path)
+        try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
     }
 }

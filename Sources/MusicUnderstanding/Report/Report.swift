@@ -70,28 +70,34 @@ public struct Report: Sendable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        // Members in key order (the order they are written in), so that no member moves.
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(result?.instrumentActivity, forKey: .instrumentActivity)
+        try c.encodeIfPresent(result?.key, forKey: .key)
+        try c.encodeIfPresent(result?.loudness, forKey: .loudness)
+        try c.encodeIfPresent(result?.pace, forKey: .pace)
+        try c.encodeIfPresent(result?.rhythm, forKey: .rhythm)
         try c.encode(schemaVersion, forKey: .schemaVersion)
         try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(result?.structure, forKey: .structure)
         try c.encodeIfPresent(warning, forKey: .warning)
-        if let result {
-            try c.encodeIfPresent(result.key, forKey: .key)
-            try c.encodeIfPresent(result.rhythm, forKey: .rhythm)
-            try c.encodeIfPresent(result.structure, forKey: .structure)
-            try c.encodeIfPresent(result.pace, forKey: .pace)
-            try c.encodeIfPresent(result.instrumentActivity, forKey: .instrumentActivity)
-            try c.encodeIfPresent(result.loudness, forKey: .loudness)
-        }
     }
 
     /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).
     ///
-    /// The same document `JSONEncoder` with `.sortedKeys` gives, written without an intermediate
-    /// tree so that long files' reports stay cheap in memory.
+    /// The document `encode(to:)` defines, written by ``JSONLineEncoder``: the same bytes as
+    /// `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`, streamed into one buffer so
+    /// that long files' reports cost about their own size in memory.
     public func jsonLine() -> Data {
-        var writer = ReportWriter(capacity: 4096)
-        writer.write(self)
-        return Data(writer.bytes)
+        do {
+            return try JSONLineEncoder().encode(self)
+        } catch {
+            // Not reached: nothing in the report's `encode(to:)` throws with this encoder. Should
+            // that change, the line is still a valid error record naming the input.
+            let record = Report(path: source.path, error: error)
+            return (try? JSONLineEncoder().encode(record))
+                ?? Data(#"{"error":{"code":"internalError","message":"the report could not be encoded"},"schemaVersion":1,"source":{"path":""}}"#.utf8)
+        }
     }
 }

@@ -23,17 +23,18 @@ public struct TimeRange: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(ReportRounding.time(start), forKey: .start)
         try c.encode(ReportRounding.time(duration), forKey: .duration)
+        try c.encode(ReportRounding.time(start), forKey: .start)
     }
 }
 
 /// Rounding applied when encoding reports, so output is compact and deterministic.
 enum ReportRounding {
     /// Times to 0.1 ms.
-    static func time(_ t: Double) -> Double { (t * 10_000).rounded() / 10_000 }
+    /// (`+ 0` turns a rounded minus zero into zero, so that `-0` is never written.)
+    static func time(_ t: Double) -> Double { (t * 10_000).rounded() / 10_000 + 0 }
     /// Levels (LUFS, dB, LU) to 0.001.
-    static func level(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+    static func level(_ v: Double) -> Double { (v * 1000).rounded() / 1000 + 0 }
 }
 
 extension MusicUnderstandingSession {
@@ -195,14 +196,14 @@ public struct RhythmResult: Sendable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
         try c.encode(bars.map(ReportRounding.time), forKey: .bars)
+        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
+        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
         if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
             try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
         } else {
             try c.encodeNil(forKey: .beatsPerMinute)
         }
-        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
     }
 }
 
@@ -220,6 +221,17 @@ public struct StructureResult: Sendable, Codable {
         self.sections = sections
         self.segments = segments
         self.phrases = phrases
+    }
+
+    enum CodingKeys: String, CodingKey { case sections, segments, phrases }
+
+    /// Writes the three levels in key order (`phrases`, `sections`, `segments`), the order of
+    /// the output, so that a streaming encoder moves nothing.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(phrases, forKey: .phrases)
+        try c.encode(sections, forKey: .sections)
+        try c.encode(segments, forKey: .segments)
     }
 }
 
@@ -250,6 +262,75 @@ public struct InstrumentActivityResult: Sendable, Codable {
     public init(ranges: [Instrument: [TimeRange]], activity: [Instrument: [MusicUnderstandingSession.TimedValue<Float>]]) {
         self.ranges = ranges
         self.activity = activity
+    }
+
+    enum CodingKeys: String, CodingKey { case ranges, activity }
+
+    /// An instrument's name as a key of the `ranges` and `activity` maps.
+    struct InstrumentKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ instrument: Instrument) { stringValue = instrument.rawValue }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The activity value the contract allows (`0...1`, never `null`): values above 1 are 1,
+    /// values below 0 (and minus infinity) are 0, and NaN, an undefined intensity, is 0.
+    static func contractActivity(_ value: Float) -> Float {
+        value.isNaN ? 0 : min(max(value, 0), 1)
+    }
+
+    /// Reads the maps back; an instrument missing from a map is absent, unknown instruments
+    /// (extra fields) are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let rangesByName = try c.nestedContainer(keyedBy: InstrumentKey.self, forKey: .ranges)
+        let activityByName = try c.nestedContainer(keyedBy: InstrumentKey.self, forKey: .activity)
+        ranges = [:]
+        activity = [:]
+        for instrument in Instrument.allCases {
+            let key = InstrumentKey(instrument)
+            ranges[instrument] = try rangesByName.decodeIfPresent([TimeRange].self, forKey: key)
+            activity[instrument] = try activityByName.decodeIfPresent([MusicUnderstandingSession.TimedValue<Float>].self, forKey: key)
+        }
+    }
+
+    /// Writes both maps with all four instruments, as the contract requires (an instrument
+    /// absent from a map is written as `[]`), and each activity value as
+    /// ``contractActivity(_:)`` makes it, rounded like every level to 0.001.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(InstrumentMap(values: activity.mapValues { ActivityItems.activity($0) }), forKey: .activity)
+        try c.encode(InstrumentMap(values: ranges.mapValues { ActivityItems.ranges($0) }), forKey: .ranges)
+    }
+
+    /// One of the two maps, keyed by instrument name, every instrument present.
+    private struct InstrumentMap: Encodable {
+        var values: [Instrument: ActivityItems]
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: InstrumentKey.self)
+            for instrument in Instrument.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
+                try c.encode(values[instrument] ?? .ranges([]), forKey: InstrumentKey(instrument))
+            }
+        }
+    }
+
+    /// One instrument's entry: its ranges, or its activity curve clamped element by element.
+    private enum ActivityItems: Encodable {
+        case ranges([TimeRange])
+        case activity([MusicUnderstandingSession.TimedValue<Float>])
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.unkeyedContainer()
+            switch self {
+            case .ranges(let ranges):
+                for range in ranges { try c.encode(range) }
+            case .activity(let curve):
+                for point in curve {
+                    try c.encode(MusicUnderstandingSession.TimedValue(time: point.time, value: InstrumentActivityResult.contractActivity(point.value)))
+                }
+            }
+        }
     }
 }
 
@@ -293,17 +374,19 @@ public struct LoudnessResult: Sendable, Codable {
         momentary = try c.decode([MusicUnderstandingSession.TimedValue<Float>].self, forKey: .momentary)
         shortTerm = try c.decode([MusicUnderstandingSession.TimedValue<Float>].self, forKey: .shortTerm)
         peak = try c.decode(MusicUnderstandingSession.TimedValue<Float>.self, forKey: .peak)
-        loudnessRange = try c.decodeIfPresent(Float.self, forKey: .loudnessRange) ?? 0
+        // `null` (what a non-finite value is written as) reads back as minus infinity, as in
+        // `TimedValue`; a missing field keeps the old defaults.
+        if !c.contains(.loudnessRange) { loudnessRange = 0 } else { loudnessRange = try c.decodeIfPresent(Float.self, forKey: .loudnessRange) ?? -.infinity }
         truePeak = try c.decodeIfPresent(Float.self, forKey: .truePeak) ?? -.infinity
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(integrated, forKey: .integrated)
-        try c.encode(momentary, forKey: .momentary)
-        try c.encode(shortTerm, forKey: .shortTerm)
-        try c.encode(peak, forKey: .peak)
         try NumericNull.encode(loudnessRange, forKey: .loudnessRange, in: &c)
+        try c.encode(momentary, forKey: .momentary)
+        try c.encode(peak, forKey: .peak)
+        try c.encode(shortTerm, forKey: .shortTerm)
         try NumericNull.encode(truePeak, forKey: .truePeak, in: &c)
     }
 }
