@@ -75,7 +75,7 @@ private enum Synth {
 
     /// Runs `samples` through the feature stage and the rhythm analyzer.
     static func analyze(_ samples: [Float]) -> RhythmResult {
-        let stage = FeatureStage(features: [.onset])
+        let stage = FeatureStage(features: RhythmStage.features)
         var i = 0
         while i < samples.count {  // chunks of an awkward size, as a decoder would deliver
             let end = min(samples.count, i + 3001)
@@ -361,7 +361,7 @@ private enum Synth {
     @Test func onsetCurveIsAligned() {
         var samples = [Float](repeating: 0, count: Int(3 * Synth.rate))
         Synth.click(&samples, at: 1.5)
-        let stage = FeatureStage(features: [.onset])
+        let stage = FeatureStage(features: RhythmStage.features)
         stage.append(samples)
         let features = stage.finish(duration: Double(samples.count) / 22_050)
         guard let onset = features.onset else {

@@ -96,9 +96,21 @@ public struct ChromaFeatures: Sendable {
     /// Estimated frequency of A4, Hz.
     public var referenceFrequency: Double { 440 * pow(2, tuningCents / 1200) }
 
+    /// Rate of ``blockVectors``, per second (one HPCP per analysed STFT frame, every
+    /// `frameStride` frames: about 21.5/s).
+    public var blockRate: Double
+    /// The same HPCP at the finer block rate (12 values per block, tuned, flattened): the chroma
+    /// for harmonic change (rhythm's downbeats) and beat-synchronous harmony (structure). Each of
+    /// ``vectors`` is the sum of `framesPerVector / frameStride` consecutive blocks.
+    public var blockVectors: [Float]
+    /// Number of blocks in ``blockVectors``.
+    public var blockCount: Int { blockVectors.count / 12 }
+
     /// Creates chroma features from their parts.
     public init(frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float],
-                harmonicEnergy: [Float], tuningCents: Double) {
+                harmonicEnergy: [Float], tuningCents: Double, blockRate: Double = 0, blockVectors: [Float] = []) {
+        self.blockRate = blockRate
+        self.blockVectors = blockVectors
         self.harmonicEnergy = harmonicEnergy
         self.frameRate = frameRate
         self.framesPerVector = framesPerVector
@@ -219,7 +231,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         if blockFrames > 0 { flushBlock() }
         let tuning = estimateTuning()
         let count = store36.count / 36
-        var vectors = [Float](repeating: 0, count: 12 * count)
+        var vectors = [Float](repeating: 0, count: 12 * count)  // one per analysed frame (stride)
         // Fold 36 -> 12 bins at the estimated tuning: pitch class k is centred at 36-bin
         // position 3 (k + tuning); sum the linearly interpolated values one bin either side.
         let shift = Float(tuning / 100) * 3
@@ -242,9 +254,23 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                 }
             }
         }
-        return ChromaFeatures(frameRate: configuration.frameRate / Double(settings.framesPerVector),
-                              framesPerVector: settings.framesPerVector, vectors: vectors,
-                              spectralEnergy: energies, harmonicEnergy: harmonicEnergies, tuningCents: tuning)
+        // The key's vectors are sums of `framesPerVector / stride` consecutive fine vectors (the
+        // fold is linear, so this equals folding the summed 36-bin profile).
+        let group = max(1, settings.framesPerVector / stride)
+        let pooledCount = (count + group - 1) / group
+        var pooled = [Float](repeating: 0, count: 12 * pooledCount)
+        var pooledEnergy = [Float](repeating: 0, count: pooledCount)
+        var pooledHarmonic = [Float](repeating: 0, count: pooledCount)
+        for i in 0..<count {
+            let g = i / group
+            for k in 0..<12 { pooled[12 * g + k] += vectors[12 * i + k] }
+            if i < energies.count { pooledEnergy[g] += energies[i] }
+            if i < harmonicEnergies.count { pooledHarmonic[g] += harmonicEnergies[i] }
+        }
+        return ChromaFeatures(frameRate: configuration.frameRate / Double(group * stride),
+                              framesPerVector: group * stride, vectors: pooled,
+                              spectralEnergy: pooledEnergy, harmonicEnergy: pooledHarmonic, tuningCents: tuning,
+                              blockRate: configuration.frameRate / Double(stride), blockVectors: vectors)
     }
 
     // MARK: - Per frame
@@ -356,7 +382,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         }
         }
         blockFrames += 1
-        if blockFrames * stride >= settings.framesPerVector { flushBlock() }
+        flushBlock()
     }
 
     private func flushBlock() {

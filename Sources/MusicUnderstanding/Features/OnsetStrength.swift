@@ -20,22 +20,12 @@ public struct OnsetFeatures: Sendable {
     /// Log energy of each frame, `log10(1 + gamma * sum of band magnitudes)`; useful for
     /// silence and dynamics.
     public var energy: [Float]
-    /// Pitch-class profile for harmonic-change detection: 12 values per block of
-    /// `chromaBlock` frames (block `j` covers frames `j*chromaBlock ..< (j+1)*chromaBlock`),
-    /// the summed semitone-band magnitudes folded to pitch classes (C = 0).
-    public var chroma: [Float]
-    /// Frames per chroma block.
-    public var chromaBlock: Int
-
     /// Creates onset features (mostly for tests).
-    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], energy: [Float] = [],
-                chroma: [Float] = [], chromaBlock: Int = 4) {
+    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], energy: [Float] = []) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
         self.energy = energy
-        self.chroma = chroma
-        self.chromaBlock = chromaBlock
     }
 
     /// Number of frames of the curves.
@@ -67,11 +57,6 @@ public struct OnsetConfiguration: Sendable, Hashable {
     public var whitening: Bool = true
     /// Upper edge of the low band, Hz (default 150: kick drum and bass fundamentals).
     public var lowBandMaximum: Double = 150
-    /// Frames per chroma block (default 4, about 46 ms).
-    public var chromaBlock: Int = 4
-    /// Pitch range folded into the chroma (default MIDI 48-95, C3 to B6; bands below are
-    /// wider than a semitone).
-    public var chromaPitches: ClosedRange<Int> = 48...95
 
     /// The default configuration.
     public init() {}
@@ -94,7 +79,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var weightOffset: [Int] = []
     private var bandWeightCount: [Int] = []
     private var weights: [Float] = []
-    private var bandPitchClass: [Int] = []  // -1 when the band is not folded into chroma
     private var lowBandCount = 0
     private var bandCount = 0
     // State.
@@ -104,13 +88,10 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var peak: [Float]
     private var bands: [Float]
     private var maxFiltered: [Float]
-    private var chromaSum = [Float](repeating: 0, count: 12)
-    private var chromaFrames = 0
     // Outputs.
     private var strength: [Float] = []
     private var lowStrength: [Float] = []
     private var energy: [Float] = []
-    private var chroma: [Float] = []
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -159,8 +140,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             weights.append(contentsOf: w)
             let f = Double(c) * binWidth
             if f <= onset.lowBandMaximum { lowBandCount += 1 }
-            let p = pitches[i]
-            bandPitchClass.append(onset.chromaPitches.contains(p) ? ((p % 12) + 12) % 12 : -1)
         }
         bandCount = bandStart.count
     }
@@ -183,8 +162,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
                                 for j in 0..<n { s += mag[start + j] * w[off + j] }
                             }
                             total += s
-                            let pc = bandPitchClass[b]
-                            if pc >= 0 { chromaSum[pc] += s }
                             var x = s
                             if onset.whitening {
                                 let p = max(s, onset.whiteningFloor, onset.whiteningDecay * pk[b])
@@ -198,12 +175,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             }
         }
         energy.append(log10(1 + gamma * total))
-        chromaFrames += 1
-        if chromaFrames == max(1, onset.chromaBlock) {
-            chroma.append(contentsOf: chromaSum)
-            for i in 0..<12 { chromaSum[i] = 0 }
-            chromaFrames = 0
-        }
 
         // SuperFlux: difference against the maximum-filtered frame `lag` frames back.
         let lag = history.count
@@ -232,10 +203,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     }
 
     func finish() -> OnsetFeatures {
-        if chromaFrames > 0 {
-            chroma.append(contentsOf: chromaSum)
-            chromaFrames = 0
-        }
         // The difference against `lag` frames back responds between the two frames; shift
         // the flux curves back by half the lag so value i belongs to frame i's centre.
         let shift = history.count / 2
@@ -250,6 +217,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             }
         }
         return OnsetFeatures(frameRate: configuration.frameRate, strength: strength, lowStrength: lowStrength,
-                             energy: energy, chroma: chroma, chromaBlock: max(1, onset.chromaBlock))
+                             energy: energy)
     }
 }

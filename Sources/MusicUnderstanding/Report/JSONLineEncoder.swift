@@ -99,97 +99,53 @@ final class JSONStreamEngine {
     let userInfo: [CodingUserInfoKey: Any]
     let basePath: [any CodingKey]
 
-    // The engine is used by one encoding on one thread and never hands out references to its
-    // state, so the run-time exclusivity checks (a fifth of the time) are left out.
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private var capacity: Int
-    private var owned = true
+    /// The output so far: a plain bounds-checked array (no raw memory).
+    private(set) var storage: [UInt8]
 
-    @exclusivity(unchecked) private(set) var frames: [Frame] = []
-    @exclusivity(unchecked) private var members: [Member] = []
-    @exclusivity(unchecked) private var detached: [Detached] = []
-    @exclusivity(unchecked) private var nextID = 0
+    private(set) var frames: [Frame] = []
+    private var members: [Member] = []
+    private var detached: [Detached] = []
+    private var nextID = 0
 
     init(escapesSlashes: Bool, userInfo: [CodingUserInfoKey: Any], basePath: [any CodingKey], capacity: Int) {
         self.escapesSlashes = escapesSlashes
         self.userInfo = userInfo
         self.basePath = basePath
-        self.capacity = max(capacity, 64)
-        guard let raw = malloc(self.capacity) else { fatalError("JSONLineEncoder: out of memory") }
-        base = raw.assumingMemoryBound(to: UInt8.self)
+        storage = []
+        storage.reserveCapacity(max(capacity, 64))
     }
 
-    deinit {
-        if owned { free(base) }
-    }
-
-    /// Hands the buffer to a `Data` without copying (trimmed to its length first).
-    func takeData() -> Data {
-        if capacity - count > 4096, let trimmed = realloc(base, max(count, 1)) {
-            base = trimmed.assumingMemoryBound(to: UInt8.self)
-            capacity = max(count, 1)
+    /// Bytes written so far; setting a smaller value drops the bytes after it (rollback).
+    var count: Int {
+        get { storage.count }
+        set {
+            precondition(newValue >= 0 && newValue <= storage.count, "JSONLineEncoder: rollback beyond the output")
+            storage.removeLast(storage.count - newValue)
         }
-        owned = false
-        return Data(bytesNoCopy: base, count: count, deallocator: .free)
     }
 
-    /// The bytes written so far, for splicing into a parent engine.
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    /// The output as `Data`.
+    func takeData() -> Data { Data(storage) }
 
     // MARK: Bytes
 
-    @inline(__always) private func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(count + extra) }
-    }
-
-    private func grow(_ needed: Int) {
-        let newCapacity = max(needed, capacity * 2)
-        guard let raw = realloc(base, newCapacity) else { fatalError("JSONLineEncoder: out of memory") }
-        base = raw.assumingMemoryBound(to: UInt8.self)
-        capacity = newCapacity
-    }
-
     @inline(__always) func append(_ byte: UInt8) {
-        reserve(1)
-        base[count] = byte
-        count += 1
+        storage.append(byte)
     }
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
+        storage.append(contentsOf: bytes)
     }
 
     func append(_ literal: StaticString) {
         literal.withUTF8Buffer { append($0) }
     }
 
-    /// Opens a gap of `length` bytes at `offset` and returns where it starts.
-    private func insertGap(at offset: Int, length: Int) -> UnsafeMutablePointer<UInt8> {
-        reserve(length)
-        memmove(base + offset + length, base + offset, count - offset)
-        count += length
-        return base + offset
-    }
-
-    /// Moves the bytes `[mid, end)` in front of `[start, mid)`, copying the smaller side aside.
+    /// Moves the bytes `[mid, end)` in front of `[start, mid)`.
     private func rotate(start: Int, mid: Int, end: Int) {
-        let left = mid - start, right = end - mid
-        guard left > 0, right > 0 else { return }
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: min(left, right))
-        defer { scratch.deallocate() }
-        if right <= left {
-            scratch.update(from: base + mid, count: right)
-            memmove(base + start + right, base + start, left)
-            (base + start).update(from: scratch, count: right)
-        } else {
-            scratch.update(from: base + start, count: left)
-            memmove(base + start, base + mid, right)
-            (base + start + right).update(from: scratch, count: left)
-        }
+        guard start < mid, mid < end else { return }
+        let moved = Array(storage[mid..<end])
+        storage.replaceSubrange(start..<end, with: moved + storage[start..<mid])
     }
 
     // MARK: Scalars
@@ -205,14 +161,14 @@ final class JSONStreamEngine {
         var digits = 0
         var probe = magnitude
         while probe > 0 { digits += 1; probe /= 10 }
-        reserve(digits)
-        var i = count + digits - 1
+        let first = storage.count
+        storage.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var i = first + digits - 1
         while magnitude > 0 {
-            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            storage[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
             magnitude /= 10
             i -= 1
         }
-        count += digits
     }
 
     /// `description`, without the `.0` of integral values; `null` when not finite.
@@ -397,15 +353,12 @@ final class JSONStreamEngine {
         // Splice detached elements, last first, so earlier offsets stay valid.
         for item in detached[frame.detachedBase...].reversed() {
             item.engine.finishDetached()
-            let content = item.engine.bytes
-            let gap = insertGap(at: item.offset, length: content.count + 1)
-            gap.pointee = UInt8(ascii: ",")
-            if let source = content.baseAddress { (gap + 1).update(from: source, count: content.count) }
+            storage.insert(contentsOf: [UInt8(ascii: ",")] + item.engine.storage, at: item.offset)
         }
         if count == frame.start {
             append("[]")
         } else {
-            base[frame.start] = UInt8(ascii: "[")
+            storage[frame.start] = UInt8(ascii: "[")
             append(UInt8(ascii: "]"))
         }
     }
@@ -417,14 +370,14 @@ final class JSONStreamEngine {
             append(UInt8(ascii: ","))
             writeString(item.key)
             append(UInt8(ascii: ":"))
-            append(item.engine.bytes)
+            storage.append(contentsOf: item.engine.storage)
         }
         if members.count == frame.memberBase {
             append("{}")
             return
         }
         sortMembers(frame)
-        base[frame.start] = UInt8(ascii: "{")
+        storage[frame.start] = UInt8(ascii: "{")
         append(UInt8(ascii: "}"))
     }
 

@@ -32,7 +32,7 @@ struct DownbeatTracker: Sendable {
     }
 
     /// Per-beat downbeat cues, each z-normalised over the piece.
-    func salience(beatFrames: [Int], onset: OnsetFeatures) -> [Double] {
+    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?) -> [Double] {
         let k = beatFrames.count
         guard k >= 2 else { return [Double](repeating: 0, count: k) }
         let n = onset.strength.count
@@ -58,19 +58,18 @@ struct DownbeatTracker: Sendable {
                 loudness[i] = Double(sum) / Double(hi - lo)
             }
         }
-        // Beat-synchronous chroma: mean profile between consecutive beats.
-        let block = max(1, onset.chromaBlock)
-        let blocks = onset.chroma.count / 12
+        // Beat-synchronous chroma: mean profile between consecutive beats (the last beat spans
+        // one more beat interval), by the shared segment aggregation.
         var segment = [[Double]](repeating: [Double](repeating: 0, count: 12), count: k)
-        if blocks > 0 {
-            for i in 0..<k {
-                let startFrame = beatFrames[i]
-                let endFrame = i + 1 < k ? beatFrames[i + 1] : min(n, startFrame + (i > 0 ? beatFrames[i] - beatFrames[i - 1] : 1))
-                let b0 = max(0, min(blocks - 1, startFrame / block))
-                let b1 = max(b0 + 1, min(blocks, endFrame / block))
-                for b in b0..<b1 {
-                    for c in 0..<12 { segment[i][c] += Double(onset.chroma[b * 12 + c]) }
-                }
+        if let harmony, harmony.dimension == 12 {
+            let fps = onset.frameRate
+            var boundaries = beatFrames.map { Double($0) / fps }
+            boundaries.append(Double(min(n, beatFrames[k - 1] + (beatFrames[k - 1] - beatFrames[k - 2]))) / fps)
+            let perBeat = harmony.aggregated(between: boundaries, using: .mean)
+            // Rows follow the boundaries actually used (sorted, distinct, within the feature).
+            for (row, start) in perBeat.boundaries.dropLast().enumerated() {
+                guard let i = boundaries.firstIndex(of: start), i < k else { continue }
+                segment[i] = perBeat.vector(row).map(Double.init)
             }
         }
         func normalised(_ v: [Double]) -> [Double] {

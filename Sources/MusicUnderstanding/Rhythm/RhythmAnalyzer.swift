@@ -146,6 +146,12 @@ public struct RhythmAnalyzer: Sendable {
     public func analyze(_ features: SharedFeatures) -> RhythmResult {
         let empty = RhythmResult(beats: [], bars: [], beatsPerMinute: nil)
         guard let onset = features.onset, onset.count > 0, onset.frameRate > 0 else { return empty }
+        // Harmonic change comes from the one shared chroma (the HPCP at its block rate); block
+        // `j` is centred on STFT frame `j × frameStride`, i.e. at time `j / blockRate`.
+        let harmony = features.chroma.flatMap { c in
+            c.blockRate > 0 ? FrameFeature(values: c.blockVectors, dimension: 12, frameRate: c.blockRate,
+                                           startTime: -0.5 / c.blockRate) : nil
+        }
         let fps = onset.frameRate
         // Beat-tracking curve: broadband plus low-band flux.
         var curve = onset.strength
@@ -161,9 +167,8 @@ public struct RhythmAnalyzer: Sendable {
             if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
         }
         let estimator = TempoEstimator(configuration: configuration)
-        let chordRate = fps / Double(max(1, onset.chromaBlock))
-        guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(onset),
-                                             harmonicRate: chordRate),
+        guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(harmony),
+                                             harmonicRate: harmony?.frameRate ?? fps),
               tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience else { return empty }
         let activation = makeActivation(curve, frameRate: fps)
         let minPeriod = Int((tempo.period / configuration.tempoRange).rounded(.down))
@@ -189,7 +194,7 @@ public struct RhythmAnalyzer: Sendable {
         var bars: [Double] = []
         var beatsPerBar: Int?
         let downbeats = DownbeatTracker(configuration: configuration)
-        let salience = downbeats.salience(beatFrames: beatFrames, onset: onset)
+        let salience = downbeats.salience(beatFrames: beatFrames, onset: onset, harmony: harmony)
         if let decoded = downbeats.decode(salience) {
             bars = decoded.downbeatIndices.map { beatTimes[$0] }
             beatsPerBar = decoded.beatsPerBar
@@ -202,17 +207,19 @@ public struct RhythmAnalyzer: Sendable {
     /// difference between the L1-normalised mean chroma of the next and of the previous
     /// `harmonicContextBlocks` blocks (a chord-change detection function after Harte, Sandler &
     /// Gasser 2006, whose smoothing ignores note-level arpeggiation).
-    func harmonicChange(_ onset: OnsetFeatures) -> [Float] {
-        let blocks = onset.chroma.count / 12
+    func harmonicChange(_ harmony: FrameFeature?) -> [Float] {
+        guard let harmony, harmony.dimension == 12 else { return [] }
+        let chroma = harmony.values
+        let blocks = chroma.count / 12
         let w = max(1, configuration.harmonicContextBlocks)
         guard blocks > 2 * w, configuration.harmonicChangeWeight > 0 else { return [] }
         // Prefix sums of the normalised chroma.
         var prefix = [Float](repeating: 0, count: (blocks + 1) * 12)
         for b in 0..<blocks {
             var sum: Float = 0
-            for c in 0..<12 { sum += onset.chroma[b * 12 + c] }
+            for c in 0..<12 { sum += chroma[b * 12 + c] }
             let scale: Float = sum > 0 ? 1 / sum : 0
-            for c in 0..<12 { prefix[(b + 1) * 12 + c] = prefix[b * 12 + c] + onset.chroma[b * 12 + c] * scale }
+            for c in 0..<12 { prefix[(b + 1) * 12 + c] = prefix[b * 12 + c] + chroma[b * 12 + c] * scale }
         }
         var out = [Float](repeating: 0, count: blocks)
         for b in w...(blocks - w) {

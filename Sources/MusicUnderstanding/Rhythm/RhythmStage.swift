@@ -2,7 +2,7 @@
 /// chroma blocks, for harmonic change) of the shared STFT.
 public enum RhythmStage: AnalysisStage {
     public static let type = AnalysisType.rhythm
-    public static let features: Set<Feature> = [.onset]
+    public static let features: Set<Feature> = [.onset, .chroma]
     public static let dependencies: Set<AnalysisType> = []
     public static var output: WritableKeyPath<SessionResult, RhythmResult?> { \.rhythm }
 
