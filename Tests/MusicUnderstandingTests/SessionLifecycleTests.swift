@@ -187,9 +187,9 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
     }
 
     @Test func cancelDuringFileDecodingAndAnalysis() async throws {
-        // A 2-minute WAV: decoding and analysis take long enough to cancel in flight.
+        // A 40-second WAV: decoding and analysis take long enough to cancel in flight.
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-cancel-\(UUID().uuidString).wav")
-        try WAVFile.write(TestSignal.stereoSine(frequency: 220, amplitude: 0.3, seconds: 120, rate: 44_100), rate: 44_100, to: url)
+        try WAVFile.write(TestSignal.stereoSine(frequency: 220, amplitude: 0.3, seconds: 40, rate: 44_100), rate: 44_100, to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let session = try await MusicUnderstandingSession(url: url)
         let run = Task { try await session.analyze() }
@@ -200,7 +200,7 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         #expect(Date().timeIntervalSince(start) < 0.5)
         // The session is usable again afterwards.
         let again = try await session.analyze(for: [.loudness])
-        #expect(abs((again.source?.duration ?? 0) - 120) < 1e-6)
+        #expect(abs((again.source?.duration ?? 0) - 40) < 1e-6)
     }
 
     @Test func metadataComesWithTheResult() async throws {
