@@ -22,7 +22,7 @@ import Synchronization
 ///   take reports;
 /// - ``cancel()`` (or cancelling the task that awaits ``run(onEvent:)``) starts no further input,
 ///   stops those in flight through their ``CancellationToken``, writes nothing more, and ``run(onEvent:)``
-///   returns within ``BatchRunner/cancellationGrace`` (1 s) even when an input stalls in a blocking read.
+///   returns within the cancellation grace period (1 s) even when an input stalls in a blocking read.
 ///   Reports in a folder are written atomically, so no half-written file is ever left.
 public final class BatchJob: Sendable {
     /// The inputs, in the order discovered (see ``InputDiscovery``).
@@ -48,6 +48,8 @@ public final class BatchJob: Sendable {
     ///   - jobs: inputs analysed at once (default: the number of active cores).
     ///   - sink: NDJSON on a file descriptor (default: standard output) or one file per input in a folder.
     ///   - producer: who analyses one input (default: ``ThreadPoolReportProducer`` with `jobs` threads).
+    ///   - cancellationGrace: after ``cancel()``, how long inputs in flight get to stop before they are abandoned.
+    ///   - discovery: how `paths` expand into inputs.
     /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` when `sink` is a folder that
     ///   cannot be created or written; nothing has been analysed then.
     public init(paths: [String], types: Set<AnalysisType> = AnalysisType.available,
@@ -55,11 +57,14 @@ public final class BatchJob: Sendable {
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 sink: ReportSink = .ndjson(fileDescriptor: STDOUT_FILENO),
                 producer: (any ReportProducer)? = nil,
+                cancellationGrace: Duration = .seconds(1),
                 discovery: InputDiscovery = InputDiscovery()) throws(BatchError) {
         if case .directory(let dir) = sink { try Self.prepareOutputFolder(dir) }
         self.sink = sink
         self.inputs = discovery.inputs(from: paths)
-        self.runner = BatchRunner(types: types, configuration: configuration, jobs: jobs, producer: producer)
+        var runner = BatchRunner(types: types, configuration: configuration, jobs: jobs, producer: producer)
+        runner.cancellationGrace = cancellationGrace
+        self.runner = runner
     }
 
     /// Creates `dir` when missing and checks that reports can be written into it.
