@@ -113,7 +113,8 @@ import Testing
         let elapsed = ContinuousClock.now - start
         streams.forEach { $0.stop() }
 
-        #expect(elapsed < .seconds(1), "ended \(elapsed) after cancel(), well before the 10 s grace: the tokens stopped the inputs")
+        // About 0.1 s alone; the bound leaves room for a loaded machine (the whole suite on 2 cores).
+        #expect(elapsed < .seconds(3), "ended \(elapsed) after cancel(), well before the 10 s grace: the tokens stopped the inputs")
         #expect(summary.interrupted && summary.exitStatus == 130)
         #expect(summary == BatchSummary(inputs: 4, done: 0, failed: 0, interrupted: true))
         #expect(events.all.isEmpty, "nothing is delivered after cancellation")
@@ -136,7 +137,8 @@ import Testing
         job.cancel()
         let summary = await running.value
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(1), "\(elapsed)")
+        // About 0.3 s alone; without the grace period it would never end. Room for a loaded machine.
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "\(elapsed)")
         #expect(summary == BatchSummary(inputs: 1, done: 0, failed: 0, interrupted: true))
         #expect(try work.files(under: "out").isEmpty)
     }
@@ -235,7 +237,7 @@ private final class CountingProducer: ReportProducer {
     }
 
     func waitForCalls(_ n: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while calls < n {
             try #require(ContinuousClock.now < deadline, "only \(calls) of \(n) inputs started")
             try await Task.sleep(for: .milliseconds(5))
