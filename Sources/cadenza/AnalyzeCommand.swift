@@ -1,21 +1,27 @@
 import Foundation
 import MusicUnderstanding
-import Synchronization
 
-/// `cadenza analyze PATH...`
+/// The options of `cadenza analyze`, declared once.
+struct AnalyzeOptions: OptionGroup {
+    let analyses = Option<Set<AnalysisType>>(
+        names: ["--for"], value: "list",
+        help: "Comma-separated analyses: key, rhythm, loudness (default: all available).") { (text, _) throws(UsageError) in
+        try parseAnalysisTypes(text)
+    }
+    let output = Option<String>(names: ["--output", "-o"], value: "dir",
+                                help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
+    let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
+                           range: 1...1024)
+    let noProgress = Flag(names: ["--no-progress"], help: "Never draw the progress bar on stderr.")
+}
+
+/// `cadenza analyze PATH...`: parses the options, runs a ``BatchJob`` and prints its progress,
+/// errors and summary. The batch policy (counts, output folder, cancellation, exit status) is the library's.
 enum AnalyzeCommand {
-    static let spec = CommandSpec(
+    static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
         usage: "cadenza analyze [--for <list>] [--output <dir>] [--jobs <n>] [--no-progress] <path>...",
-        options: [
-            OptionSpec(names: ["--for"], value: "list",
-                       help: "Comma-separated analyses: key, rhythm, loudness (default: all available)."),
-            OptionSpec(names: ["--output", "-o"], value: "dir",
-                       help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout."),
-            OptionSpec(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores)."),
-            OptionSpec(names: ["--no-progress"], value: nil, help: "Never draw the progress bar on stderr."),
-        ],
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -27,116 +33,55 @@ enum AnalyzeCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let args = Cadenza.parse(arguments, spec) else { return 2 }
-        let types: Set<AnalysisType>
-        let jobs: Int
-        do throws(UsageError) {
-            let requested = try parseAnalysisTypes(args.value("--for"))
-            if let missing = AnalysisType.allCases.first(where: { requested.contains($0) && !$0.isAvailable }) {
-                let offered = AnalysisType.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
-                throw UsageError(description: AnalysisError.unavailable(missing).description + " (--for accepts \(offered))")
-            }
-            types = requested.isEmpty ? AnalysisType.available : requested
-            jobs = try args.int("--jobs", range: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
-        } catch {
-            Cadenza.usageFailure(error.description, spec)
+        let args = Cadenza.parse(arguments, spec)
+        let requested = args[\.analyses] ?? []
+        if let missing = AnalysisType.allCases.first(where: { requested.contains($0) && !$0.isAvailable }) {
+            let offered = AnalysisType.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+            Cadenza.usageFailure(AnalysisError.unavailable(missing).description + " (--for accepts \(offered))", spec)
         }
         if args.positionals.isEmpty { Cadenza.usageFailure("no input: give at least one file or folder", spec) }
-        if let dir = args.value("--output"), let reason = unusableOutputFolder(dir) {
-            // Found before any analysis runs, instead of one write error per input afterwards.
-            Cadenza.usageFailure("cannot write to --output \(dir): \(reason)", spec)
+
+        let sink: ReportSink = args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
+        let job: BatchJob
+        do throws(BatchError) {
+            job = try BatchJob(paths: args.positionals,
+                               types: requested.isEmpty ? AnalysisType.available : requested,
+                               jobs: args[\.jobs] ?? ProcessInfo.processInfo.activeProcessorCount,
+                               sink: sink)
+        } catch {
+            switch error {
+            case .unusableOutputFolder(let dir, let reason):
+                // Found before any analysis runs, instead of one write error per input afterwards.
+                Cadenza.usageFailure("cannot write to --output \(dir): \(reason)", spec)
+            }
         }
+        if job.inputs.isEmpty { printError("warning: no audio inputs found in \(args.positionals.joined(separator: " "))") }
+        let progress = (isatty(STDERR_FILENO) == 1 && !args[\.noProgress]) ? ProgressBar(inputs: job.inputs) : nil
+        let namesFailuresOnStderr = args[\.output] != nil
 
-        let inputs = InputDiscovery().inputs(from: args.positionals)
-        if inputs.isEmpty { printError("warning: no audio inputs found in \(args.positionals.joined(separator: " "))") }
-        let sink: ReportSink = args.value("--output").map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
-        let progress = (isatty(STDERR_FILENO) == 1 && !args.flag("--no-progress")) ? ProgressBar(inputs: inputs) : nil
-        let state = BatchState()
-
-        let runner = BatchRunner(types: types, jobs: jobs)
-        let work = Task {
-            await runner.run(inputs: inputs) { report in
-                let failed = report.error != nil
-                var writeError: String?
-                do { try sink.write(report) } catch { writeError = "\(report.source.path): cannot write report: \(error)" }
-                state.record(failed: failed || writeError != nil)
-                if let writeError { progress?.clear(); printError("error: " + writeError) }
-                if let error = report.error, sink.isDirectory {
+        // The job itself ends within a second of cancellation, even when an input stalls.
+        let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
+        let summary = await job.run { event in
+            switch event {
+            case .inputFinished(let path, let report, let writeError):
+                if let writeError {
+                    progress?.clear()
+                    printError("error: \(path): cannot write report: \(writeError)")
+                }
+                if let error = report.error, namesFailuresOnStderr {
                     progress?.clear()
                     printError("error: \(error.message)")
                 }
-                progress?.advance(path: report.source.path)
+                progress?.advance(path: path)
             }
         }
-        let interrupt = SignalWatcher(signal: SIGINT) {
-            work.cancel()
-            // An input that stalls (a pipe with no data) cannot notice the cancellation: end anyway.
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
-                guard state.claimFinalMessage() else { return }
-                progress?.clear()
-                printError("interrupted: \(state.counts().done) of \(inputs.count) inputs analysed")
-                exit(130)
-            }
-        }
-        await work.value
         interrupt.stop()
         progress?.finish()
-        let (done, failed) = state.counts()
-        if work.isCancelled {
-            if state.claimFinalMessage() { printError("interrupted: \(done) of \(inputs.count) inputs analysed") }
-            return 130
+        if summary.interrupted {
+            printError("interrupted: \(summary.done) of \(summary.inputs) inputs analysed")
+        } else if summary.failed > 0 && progress != nil {
+            printError("\(summary.failed) of \(summary.inputs) inputs failed")
         }
-        if failed > 0 && progress != nil { printError("\(failed) of \(inputs.count) inputs failed") }
-        return failed > 0 ? 1 : 0
-    }
-}
-
-/// Counts of finished inputs. Synchronous (a lock, not an actor) so that the interrupt fallback
-/// can read it even when every thread of the concurrency pool is blocked reading a stalled input.
-final class BatchState: Sendable {
-    private struct Counts {
-        var done = 0
-        var failed = 0
-        var finalMessagePrinted = false
-    }
-    private let counts_ = Mutex(Counts())
-
-    func record(failed isFailure: Bool) {
-        counts_.withLock { c in
-            c.done += 1
-            if isFailure { c.failed += 1 }
-        }
-    }
-
-    func counts() -> (done: Int, failed: Int) { counts_.withLock { ($0.done, $0.failed) } }
-
-    /// True exactly once: the "interrupted" message is printed by whoever gets here first.
-    func claimFinalMessage() -> Bool {
-        counts_.withLock { c in
-            defer { c.finalMessagePrinted = true }
-            return !c.finalMessagePrinted
-        }
-    }
-}
-
-/// Why `dir` cannot take reports (it is created when missing), or nil when it can.
-func unusableOutputFolder(_ dir: String) -> String? {
-    do {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    } catch {
-        return ReportSink.reason(error)
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-        return "not a directory"
-    }
-    if access(dir, W_OK | X_OK) != 0 { return String(cString: strerror(errno)) }
-    return nil
-}
-
-extension ReportSink {
-    var isDirectory: Bool {
-        if case .directory = self { return true }
-        return false
+        return summary.exitStatus
     }
 }

@@ -6,28 +6,90 @@ struct UsageError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// One option of a command, declared once: parsing and `--help` both come from it.
-struct OptionSpec {
+/// An option as parsing and `--help` see it, whatever its value type.
+struct OptionSpec: Sendable {
     /// Names, long first: `["--jobs", "-j"]`.
     var names: [String]
-    /// Name of the value (`N`, `DIR`), or nil for a flag.
+    /// Name of the value (`n`, `dir`), or nil for a flag.
     var value: String?
     /// One-line help.
     var help: String
+    /// Turns the text given into the typed value (nil for a flag); `name` is the name as written.
+    var convert: (@Sendable (_ text: String, _ name: String) throws(UsageError) -> any Sendable)?
     var primary: String { names[0] }
 }
 
+/// Anything declared in an ``OptionGroup``.
+protocol OptionDeclaration: Sendable {
+    var spec: OptionSpec { get }
+}
+
+/// An option with a value of type `Value`, declared once: parsing, validation and `--help` come
+/// from it, and the parsed value is read through it (`args[\.jobs]`), never by a string name.
+struct Option<Value: Sendable>: OptionDeclaration {
+    let spec: OptionSpec
+
+    /// An option whose text is converted by `convert` (which throws a ``UsageError`` naming the option).
+    init(names: [String], value: String, help: String,
+         convert: @escaping @Sendable (_ text: String, _ name: String) throws(UsageError) -> Value) {
+        spec = OptionSpec(names: names, value: value, help: help) { (text, name) throws(UsageError) -> any Sendable in
+            try convert(text, name)
+        }
+    }
+}
+
+extension Option where Value == String {
+    /// An option whose value is the text as given.
+    init(names: [String], value: String, help: String) {
+        self.init(names: names, value: value, help: help) { text, _ in text }
+    }
+}
+
+extension Option where Value == Int {
+    /// An integer option; a value outside `range` is a usage error.
+    init(names: [String], value: String, help: String, range: ClosedRange<Int>) {
+        self.init(names: names, value: value, help: help) { (text, name) throws(UsageError) -> Int in
+            guard let n = Int(text), range.contains(n) else {
+                throw UsageError(description: "invalid value '\(text)' for \(name): expected an integer in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return n
+        }
+    }
+}
+
+/// An option without a value.
+struct Flag: OptionDeclaration {
+    let spec: OptionSpec
+
+    init(names: [String], help: String) {
+        spec = OptionSpec(names: names, value: nil, help: help, convert: nil)
+    }
+}
+
+/// A command's options as stored properties of `Option` and `Flag`: the declaration order is the
+/// order in `--help`, and every declared option is parsed (found by reflection, so none can be
+/// forgotten in a separate list).
+protocol OptionGroup: Sendable {
+    init()
+}
+
+extension OptionGroup {
+    /// The declared options, in declaration order.
+    static var specs: [OptionSpec] {
+        Mirror(reflecting: Self()).children.compactMap { ($0.value as? any OptionDeclaration)?.spec }
+    }
+}
+
 /// A subcommand's declaration.
-struct CommandSpec {
+struct CommandSpec<Options: OptionGroup>: Sendable {
     var name: String
     var abstract: String
     var usage: String
-    var options: [OptionSpec]
     var discussion: String = ""
 
     var help: String {
         var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n\nOPTIONS:\n"
-        for o in options + [OptionSpec(names: ["--help", "-h"], value: nil, help: "Show help for this command.")] {
+        for o in Options.specs + [Flag(names: ["--help", "-h"], help: "Show help for this command.").spec] {
             let left = o.names.joined(separator: ", ") + (o.value.map { " <\($0)>" } ?? "")
             s += "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + o.help + "\n"
         }
@@ -36,25 +98,26 @@ struct CommandSpec {
     }
 }
 
-/// The parsed arguments of one command.
-struct ParsedArguments {
-    var values: [String: String] = [:]
-    var flags: Set<String> = []
+/// The parsed arguments of one command; values are read through the declarations.
+struct ParsedArguments<Options: OptionGroup> {
+    private var values: [String: any Sendable] = [:]
+    private var flags: Set<String> = []
     var positionals: [String] = []
     var wantsHelp = false
 
-    func value(_ name: String) -> String? { values[name] }
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-
-    func int(_ name: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = values[name] else { return nil }
-        guard let n = Int(text), range.contains(n) else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return n
+    /// The value given for `option`, converted; nil when it was not given.
+    subscript<Value>(_ option: KeyPath<Options, Option<Value>>) -> Value? {
+        values[Options()[keyPath: option].spec.primary] as? Value
     }
 
-    init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
+    /// Whether `flag` was given.
+    subscript(_ flag: KeyPath<Options, Flag>) -> Bool {
+        flags.contains(Options()[keyPath: flag].spec.primary)
+    }
+
+    init(_ arguments: [String], spec: CommandSpec<Options>) throws(UsageError) {
+        let options = Options.specs
+        var invalidValue: UsageError?  // reported after the loop: `--help` wins, as before values were checked
         var i = 0
         var onlyPositionals = false
         while i < arguments.count {
@@ -72,22 +135,29 @@ struct ParsedArguments {
                 name = String(arg[..<eq])
                 inline = String(arg[arg.index(after: eq)...])
             }
-            guard let option = spec.options.first(where: { $0.names.contains(name) }) else {
+            guard let option = options.first(where: { $0.names.contains(name) }) else {
                 throw UsageError(description: "unknown option '\(name)' for '\(spec.name)'")
             }
-            if option.value != nil {
+            if let convert = option.convert {
+                let text: String
                 if let inline {
-                    values[option.primary] = inline
+                    text = inline
                 } else {
                     guard i < arguments.count else { throw UsageError(description: "missing value for \(name)") }
-                    values[option.primary] = arguments[i]
+                    text = arguments[i]
                     i += 1
+                }
+                do throws(UsageError) {
+                    values[option.primary] = try convert(text, name)
+                } catch {
+                    invalidValue = invalidValue ?? error
                 }
             } else {
                 if inline != nil { throw UsageError(description: "\(name) takes no value") }
                 flags.insert(option.primary)
             }
         }
+        if let invalidValue, !wantsHelp { throw invalidValue }
     }
 }
 
@@ -97,8 +167,7 @@ func printError(_ text: String) {
 }
 
 /// Parses the `--for` list of analysis names.
-func parseAnalysisTypes(_ text: String?) throws(UsageError) -> Set<AnalysisType> {
-    guard let text else { return [] }
+func parseAnalysisTypes(_ text: String) throws(UsageError) -> Set<AnalysisType> {
     var set = Set<AnalysisType>()
     for part in text.split(separator: ",") {
         let name = part.trimmingCharacters(in: .whitespaces)

@@ -1,16 +1,19 @@
 import Foundation
 import MusicUnderstanding
 
+/// The options of `cadenza bench`, declared once.
+struct BenchOptions: OptionGroup {
+    let repeats = Option<Int>(names: ["--repeat", "-r"], value: "n", help: "Runs per stage; the fastest counts (default 3).",
+                              range: 1...100)
+    let noPeer = Flag(names: ["--no-peer"], help: "Do not run ffmpeg's ebur128 filter for comparison.")
+}
+
 /// `cadenza bench FILE`
 enum BenchCommand {
-    static let spec = CommandSpec(
+    static let spec = CommandSpec<BenchOptions>(
         name: "bench",
         abstract: "Measure analysis speed on one file, beside ffmpeg's ebur128 filter on the same file.",
         usage: "cadenza bench [--repeat <n>] [--no-peer] <file>",
-        options: [
-            OptionSpec(names: ["--repeat", "-r"], value: "n", help: "Runs per stage; the fastest counts (default 3)."),
-            OptionSpec(names: ["--no-peer"], value: nil, help: "Do not run ffmpeg's ebur128 filter for comparison."),
-        ],
         discussion: """
             Every stage runs on one core. Times are process CPU seconds; 'x real time' is the audio \
             duration divided by them. The peer is `ffmpeg -af ebur128=peak=true` (decode included, as ours).
@@ -18,19 +21,18 @@ enum BenchCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let args = Cadenza.parse(arguments, spec) else { return 2 }
+        let args = Cadenza.parse(arguments, spec)
         guard args.positionals.count == 1, let path = args.positionals.first else {
             Cadenza.usageFailure("bench takes exactly one file", spec)
         }
-        let repeats: Int
-        do { repeats = try args.int("--repeat", range: 1...100) ?? 3 } catch { Cadenza.usageFailure(error.description, spec) }
+        let repeats = args[\.repeats] ?? 3
         let bench = Benchmark(path: path, repetitions: repeats)
         do {
             let duration = try bench.duration()
             var rows: [Benchmark.Measurement] = []
             rows.append(try await bench.measureDecode(duration: duration))
             rows.append(try await bench.measureAnalysis([.loudness], duration: duration))
-            if !args.flag("--no-peer"), let ffmpeg = which("ffmpeg") {
+            if !args[\.noPeer], let ffmpeg = which("ffmpeg") {
                 rows.append(try await bench.measureCommand(
                     "ffmpeg ebur128=peak=true (peer)", executable: ffmpeg,
                     arguments: ["-nostdin", "-hide_banner", "-threads", "1", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],

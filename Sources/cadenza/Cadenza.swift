@@ -47,7 +47,7 @@ struct Cadenza {
     }
 
     /// Parses `arguments` for `spec`; prints help (exit 0) or the usage error (exit 2) itself.
-    static func parse(_ arguments: [String], _ spec: CommandSpec) -> ParsedArguments? {
+    static func parse<Options>(_ arguments: [String], _ spec: CommandSpec<Options>) -> ParsedArguments<Options> {
         do {
             let parsed = try ParsedArguments(arguments, spec: spec)
             if parsed.wantsHelp {
@@ -60,7 +60,7 @@ struct Cadenza {
         }
     }
 
-    static func usageFailure(_ message: String, _ spec: CommandSpec) -> Never {
+    static func usageFailure<Options>(_ message: String, _ spec: CommandSpec<Options>) -> Never {
         printError("error: \(message)\nUSAGE: \(spec.usage)\nSee 'cadenza \(spec.name) --help'.")
         exit(2)
     }

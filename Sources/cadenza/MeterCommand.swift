@@ -1,19 +1,27 @@
 import Foundation
 import MusicUnderstanding
 
+/// The options of `cadenza meter`, declared once.
+struct MeterOptions: OptionGroup {
+    let format = Option<RawPCMFormat.SampleFormat>(
+        names: ["--format", "-f"], value: "fmt",
+        help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels).") { (text, name) throws(UsageError) in
+        guard let format = RawPCMFormat.SampleFormat(rawValue: text) else {
+            throw UsageError(description: "invalid value '\(text)' for \(name): expected f32le or s16le")
+        }
+        return format
+    }
+    let rate = Option<Int>(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input.", range: 1...768_000)
+    let channels = Option<Int>(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input.", range: 1...64)
+    let ndjson = Flag(names: ["--ndjson"], help: "Print NDJSON even when stdout is a terminal.")
+}
+
 /// `cadenza meter [PATH|-]`
 enum MeterCommand {
-    static let spec = CommandSpec(
+    static let spec = CommandSpec<MeterOptions>(
         name: "meter",
         abstract: "Live EBU R128 loudness: one line per 100 ms of audio.",
         usage: "cadenza meter [--format f32le|s16le --rate <hz> --channels <n>] [--ndjson] [PATH|-]",
-        options: [
-            OptionSpec(names: ["--format", "-f"], value: "fmt",
-                       help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels)."),
-            OptionSpec(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input."),
-            OptionSpec(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input."),
-            OptionSpec(names: ["--ndjson"], value: nil, help: "Print NDJSON even when stdout is a terminal."),
-        ],
         discussion: """
             The input is '-' (standard input, the default) or anything FFmpeg opens (a file, a URL, a device). \
             Without --format it is decoded by FFmpeg; with --format it is headerless PCM.
@@ -23,25 +31,17 @@ enum MeterCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let args = Cadenza.parse(arguments, spec) else { return 2 }
+        let args = Cadenza.parse(arguments, spec)
         if args.positionals.count > 1 { Cadenza.usageFailure("meter takes one input", spec) }
         let path = args.positionals.first ?? "-"
         var raw: RawPCMFormat?
-        do throws(UsageError) {
-            if let f = args.value("--format") {
-                guard let format = RawPCMFormat.SampleFormat(rawValue: f) else {
-                    throw UsageError(description: "invalid value '\(f)' for --format: expected f32le or s16le")
-                }
-                guard let rate = try args.int("--rate", range: 1...768_000),
-                      let channels = try args.int("--channels", range: 1...64) else {
-                    throw UsageError(description: "--format needs --rate and --channels")
-                }
-                raw = RawPCMFormat(sampleFormat: format, sampleRate: rate, channels: channels)
-            } else if args.value("--rate") != nil || args.value("--channels") != nil {
-                throw UsageError(description: "--rate and --channels describe raw PCM: give --format too")
+        if let format = args[\.format] {
+            guard let rate = args[\.rate], let channels = args[\.channels] else {
+                Cadenza.usageFailure("--format needs --rate and --channels", spec)
             }
-        } catch {
-            Cadenza.usageFailure(error.description, spec)
+            raw = RawPCMFormat(sampleFormat: format, sampleRate: rate, channels: channels)
+        } else if args[\.rate] != nil || args[\.channels] != nil {
+            Cadenza.usageFailure("--rate and --channels describe raw PCM: give --format too", spec)
         }
 
         let session: MusicUnderstandingSession
@@ -51,7 +51,7 @@ enum MeterCommand {
             printError("error: \(error)")
             return 1
         }
-        let display = (isatty(STDOUT_FILENO) == 1 && !args.flag("--ndjson")) ? LiveDisplay() : nil
+        let display = (isatty(STDOUT_FILENO) == 1 && !args[\.ndjson]) ? LiveDisplay() : nil
         let latest = Mutex<LoudnessResult?>(nil)
         let interrupt = SignalWatcher(signal: SIGINT) {
             Task { await session.cancel() }

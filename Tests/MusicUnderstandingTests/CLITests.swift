@@ -352,6 +352,43 @@ struct CLITests {
         if status == 130 { #expect(run.err.contains("interrupted")) }
     }
 
+    @Test("Ctrl-C with --output while one input stalls: status 130, the count on stderr, only complete reports in the folder",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"))
+    func interruptWithOutputFolder() async throws {
+        let fm = FileManager.default
+        let out = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: out) }
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--jobs", "2", "--output", out.path, "Fixtures/tone_2s_stereo.flac", "-"],
+                                    stdin: Data(), keepStdinOpen: true, interruptWhenReady: true, timeout: 20)
+        #expect(!run.timedOut, "still running 20 s after SIGINT")
+        #expect(run.status == 130, "stderr: \(run.err)")
+        #expect(run.err.contains("interrupted:") && run.err.contains("of 2 inputs analysed"), "\(run.err)")
+        let left = (fm.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".json") || $0.contains(".tmp") }
+        #expect(left.allSatisfy { $0 == "Fixtures/tone_2s_stereo.flac.json" }, "no temporary file, no record of the stalled input: \(left)")
+        for name in left {
+            let data = try Data(contentsOf: out.appendingPathComponent(name))
+            #expect(try SchemaValidator.reportSchema().validate(data.dropLast()).isEmpty, "\(name) is a complete report")
+        }
+    }
+
+    @Test("Options are found under every declared name and spelling: --jobs=2, -j 2, -o; --help wins over a bad value")
+    func optionSpellings() async throws {
+        let fm = FileManager.default
+        let out = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: out) }
+        for jobs in [["--jobs=2"], ["-j", "2"]] {
+            let run = try await CLI.run(["analyze", "--for=loudness"] + jobs + ["Fixtures/tone_2s_stereo.flac"])
+            #expect(run.status == 0 && run.lines.count == 1, "\(jobs): \(run.err)")
+        }
+        let written = try await CLI.run(["analyze", "--for", "loudness", "-o", out.path, "--no-progress", "Fixtures/tone_2s_stereo.flac"])
+        #expect(written.status == 0 && written.stdout.isEmpty, "\(written.err)")
+        #expect(fm.fileExists(atPath: out.appendingPathComponent("Fixtures/tone_2s_stereo.flac.json").path))
+        let help = try await CLI.run(["analyze", "--jobs", "0", "--help"])
+        #expect(help.status == 0 && help.out.contains("USAGE: cadenza analyze"))
+        let flagWithValue = try await CLI.run(["analyze", "--no-progress=yes", "Fixtures"])
+        #expect(flagWithValue.status == 2 && flagWithValue.err.contains("--no-progress takes no value"), "\(flagWithValue.err)")
+    }
+
     // MARK: bench
 
     @Test("bench --no-peer --repeat 1 prints a Markdown table of stages")

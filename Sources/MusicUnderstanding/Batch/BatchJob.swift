@@ -1,0 +1,187 @@
+import Foundation
+import Synchronization
+
+/// A whole batch as `cadenza analyze` runs it: discovery of the inputs, analysis (several at a
+/// time, on dedicated threads), output to a ``ReportSink``, counts, cancellation and the summary
+/// from which the exit status follows. Swift programs get exactly the command's behaviour.
+///
+/// ```swift
+/// let job = try BatchJob(paths: ["Music"], types: [.key, .loudness], sink: .directory("reports"))
+/// let summary = await job.run { event in
+///     if case .inputFinished(let path, let report, let writeError) = event, report.error != nil || writeError != nil {
+///         print("failed: \(path)")
+///     }
+/// }
+/// print("\(summary.done) of \(summary.inputs) done, \(summary.failed) failed")
+/// ```
+///
+/// Policy:
+/// - every input gives one report or error record; a bad input never stops the batch;
+/// - an input counts as failed when it gives an error record or its report cannot be written;
+/// - an output folder is created, and refused before any analysis (``BatchError``) when it cannot
+///   take reports;
+/// - ``cancel()`` (or cancelling the task that awaits ``run(onEvent:)``) starts no further input,
+///   stops those in flight through their ``CancellationToken``, writes nothing more, and ``run(onEvent:)``
+///   returns within the cancellation grace period (1 s) even when an input stalls in a blocking read.
+///   Reports in a folder are written atomically, so no half-written file is ever left.
+public final class BatchJob: Sendable {
+    /// The inputs, in the order discovered (see ``InputDiscovery``).
+    public let inputs: [String]
+    /// Where reports go.
+    public let sink: ReportSink
+    /// What analyses the inputs.
+    public let runner: BatchRunner
+
+    private struct State {
+        var done = 0
+        var failed = 0
+        var cancelled = false
+        var work: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// A job over `paths` (files, folders walked recursively, "-" for standard input).
+    ///
+    /// - Parameters:
+    ///   - types: the analyses to run on every input.
+    ///   - configuration: their settings.
+    ///   - jobs: inputs analysed at once (default: the number of active cores).
+    ///   - sink: NDJSON on a file descriptor (default: standard output) or one file per input in a folder.
+    ///   - producer: who analyses one input (default: ``ThreadPoolReportProducer`` with `jobs` threads).
+    ///   - cancellationGrace: after ``cancel()``, how long inputs in flight get to stop before they are abandoned.
+    ///   - discovery: how `paths` expand into inputs.
+    /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` when `sink` is a folder that
+    ///   cannot be created or written; nothing has been analysed then.
+    public init(paths: [String], types: Set<AnalysisType> = AnalysisType.available,
+                configuration: AnalysisConfiguration = .init(),
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                sink: ReportSink = .ndjson(fileDescriptor: STDOUT_FILENO),
+                producer: (any ReportProducer)? = nil,
+                cancellationGrace: Duration = .seconds(1),
+                discovery: InputDiscovery = InputDiscovery()) throws(BatchError) {
+        if case .directory(let dir) = sink { try Self.prepareOutputFolder(dir) }
+        self.sink = sink
+        self.inputs = discovery.inputs(from: paths)
+        var runner = BatchRunner(types: types, configuration: configuration, jobs: jobs, producer: producer)
+        runner.cancellationGrace = cancellationGrace
+        self.runner = runner
+    }
+
+    /// Creates `dir` when missing and checks that reports can be written into it.
+    /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` with the system's reason.
+    public static func prepareOutputFolder(_ dir: String) throws(BatchError) {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            throw .unusableOutputFolder(path: dir, reason: ReportSink.reason(error))
+        }
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .unusableOutputFolder(path: dir, reason: "not a directory")
+        }
+        if access(dir, W_OK | X_OK) != 0 {
+            throw .unusableOutputFolder(path: dir, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Analyses every input and writes its report; `onEvent` sees each finished input, serially,
+    /// in completion order (after its report was written, or failed to be).
+    ///
+    /// Run a job once: a second call does no further work and returns the counts so far.
+    public func run(onEvent: @escaping @Sendable (BatchEvent) -> Void = { _ in }) async -> BatchSummary {
+        let runner = self.runner, inputs = self.inputs
+        let work = state.withLock { s -> Task<Void, Never>? in
+            guard s.work == nil else { return nil }
+            let task = Task { await runner.run(inputs: inputs) { report in self.deliver(report, onEvent) } }
+            s.work = task
+            if s.cancelled { task.cancel() }
+            return task
+        }
+        if let work {
+            await withTaskCancellationHandler { await work.value } onCancel: { self.cancel() }
+        }
+        return summary
+    }
+
+    /// Stops the job: no further input starts, inputs in flight are asked to stop, nothing more is
+    /// written, and ``run(onEvent:)`` returns promptly with ``BatchSummary/interrupted`` set.
+    /// Idempotent; callable from any thread (e.g. a signal handler's queue), also before ``run(onEvent:)``.
+    public func cancel() {
+        let work = state.withLock { s in
+            s.cancelled = true
+            return s.work
+        }
+        work?.cancel()
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// The counts so far (final once ``run(onEvent:)`` returned).
+    public var summary: BatchSummary {
+        state.withLock { s in BatchSummary(inputs: inputs.count, done: s.done, failed: s.failed, interrupted: s.cancelled) }
+    }
+
+    private func deliver(_ report: Report, _ onEvent: @Sendable (BatchEvent) -> Void) {
+        if isCancelled { return }  // interrupted: nothing more is written or counted
+        var writeError: ReportSink.WriteError?
+        do { try sink.write(report) } catch { writeError = error }
+        state.withLock { s in
+            s.done += 1
+            if report.error != nil || writeError != nil { s.failed += 1 }
+        }
+        onEvent(.inputFinished(path: report.source.path, report: report, writeError: writeError))
+    }
+}
+
+/// What happened in a running ``BatchJob``.
+public enum BatchEvent: Sendable {
+    /// An input is finished: its report (or error record) and, when it could not be written, why.
+    case inputFinished(path: String, report: Report, writeError: ReportSink.WriteError?)
+
+    /// Whether the input counts as failed (error record or write failure).
+    public var isFailure: Bool {
+        switch self {
+        case .inputFinished(_, let report, let writeError): report.error != nil || writeError != nil
+        }
+    }
+}
+
+/// The outcome of a ``BatchJob``.
+public struct BatchSummary: Sendable, Hashable {
+    /// Inputs discovered.
+    public var inputs: Int
+    /// Inputs finished: a report or an error record was produced (and written, or tried to be).
+    public var done: Int
+    /// Finished inputs that failed: an error record, or a report that could not be written.
+    public var failed: Int
+    /// The job was cancelled; inputs not finished by then have no report.
+    public var interrupted: Bool
+
+    /// Creates a summary.
+    public init(inputs: Int, done: Int, failed: Int, interrupted: Bool) {
+        self.inputs = inputs
+        self.done = done
+        self.failed = failed
+        self.interrupted = interrupted
+    }
+
+    /// Finished inputs that succeeded.
+    public var succeeded: Int { done - failed }
+
+    /// The process exit status this outcome means: 130 interrupted, 1 some input failed, 0 all analysed.
+    public var exitStatus: Int32 { interrupted ? 130 : failed > 0 ? 1 : 0 }
+}
+
+/// Why a ``BatchJob`` cannot start.
+public enum BatchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The output folder cannot be created or written (e.g. a file is in the way, no permission).
+    case unusableOutputFolder(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unusableOutputFolder(let path, let reason): "cannot write to \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import MusicUnderstanding
+import Synchronization
+import Testing
+
+/// (Named BatchJobTests: SessionTests.swift already declares `BatchTests` for discovery and the runner.)
+/// The library's batch: ``BatchJob`` (discovery, output, counts, cancellation, summary) and the
+/// dedicated-thread ``ThreadPoolReportProducer`` behind the ``ReportProducer`` seam.
+@Suite struct BatchJobTests {
+
+    // MARK: a folder of good and bad inputs
+
+    @Test("BatchJob over a folder: one report or error record per input, written atomically, and the right summary")
+    func folderOfGoodAndBadInputs() async throws {
+        let work = try Scratch()
+        try work.copy("tone_2s_stereo.flac", to: "in/good.flac")
+        try work.copy("truncated.mp3", to: "in/sub/damaged.mp3")     // partly decodes: a report with a warning
+        try work.copy("random_bytes.flac", to: "in/bad.flac")        // an error record
+        try work.copy("notes.mp3", to: "in/sub/notes.mp3")           // an error record
+        let outDir = work.path("out/nested")                          // created by the job
+
+        let job = try BatchJob(paths: [work.path("in")], types: [.loudness], jobs: 2, sink: .directory(outDir))
+        #expect(job.inputs.count == 4)
+        let events = Events()
+        let summary = await job.run { events.add($0) }
+
+        #expect(summary == BatchSummary(inputs: 4, done: 4, failed: 2, interrupted: false))
+        #expect(summary.exitStatus == 1)
+        let finished = events.all
+        #expect(finished.count == 4)
+        #expect(Set(finished.map(\.path)) == Set(job.inputs))
+        #expect(finished.filter(\.isFailure).count == 2)
+
+        let written = try work.files(under: "out/nested")
+        #expect(written.count == 4, "one file per input, no temporary files: \(written)")
+        #expect(written.allSatisfy { $0.hasSuffix(".json") && !($0 as NSString).lastPathComponent.hasPrefix(".") })
+        var codes: [String: String] = [:]
+        for input in job.inputs {
+            let file = ReportSink.outputPath(for: input, in: outDir)
+            let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(report.source.path == input)
+            codes[(input as NSString).lastPathComponent] = report.error?.code ?? (report.warning != nil ? "warning" : "ok")
+        }
+        #expect(codes == ["good.flac": "ok", "damaged.mp3": "warning", "bad.flac": "decodeFailed", "notes.mp3": "decodeFailed"])
+    }
+
+    @Test("Every input good: exit status 0; NDJSON sink that cannot be written: every input failed, with its write error")
+    func summariesAndWriteFailures() async throws {
+        let inputs = [CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff").path,
+                      CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path]
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        let ok = try BatchJob(paths: inputs, types: [.loudness], jobs: 2, sink: .ndjson(fileDescriptor: devNull))
+        let okSummary = await ok.run()
+        #expect(okSummary == BatchSummary(inputs: 2, done: 2, failed: 0, interrupted: false))
+        #expect(okSummary.exitStatus == 0)
+
+        let full = open("/dev/full", O_WRONLY)
+        try #require(full >= 0, "needs /dev/full (Linux)")
+        defer { close(full) }
+        let job = try BatchJob(paths: inputs, types: [.loudness], jobs: 2, sink: .ndjson(fileDescriptor: full))
+        let events = Events()
+        let summary = await job.run { events.add($0) }
+        #expect(summary == BatchSummary(inputs: 2, done: 2, failed: 2, interrupted: false))
+        for event in events.all {
+            guard case .inputFinished(_, let report, let writeError) = event else { continue }
+            #expect(report.error == nil, "the analysis itself succeeded")
+            #expect(writeError?.reason == "No space left on device")
+        }
+    }
+
+    // MARK: output folder
+
+    @Test("An output folder that is not a writable directory is refused before any analysis")
+    func unusableOutputFolderIsRefused() throws {
+        let work = try Scratch()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: work.path("file")))
+        let counting = CountingProducer()
+        let input = CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path
+        for dir in [work.path("file"), work.path("file/below")] {
+            #expect(throws: BatchError.self) {
+                _ = try BatchJob(paths: [input], types: [.loudness], sink: .directory(dir), producer: counting)
+            }
+            do {
+                _ = try BatchJob(paths: [input], types: [.loudness], sink: .directory(dir), producer: counting)
+            } catch {
+                guard case .unusableOutputFolder(let path, let reason) = error else { return }
+                #expect(path == dir && !reason.isEmpty)
+                #expect(error.description.contains(dir), "\(error)")
+            }
+        }
+        #expect(counting.calls == 0)
+    }
+
+    // MARK: cancellation
+
+    @Test("cancel() mid-run: in-flight inputs stop through their tokens, the job ends promptly, interrupted, no partial files")
+    func cancelStopsInputsInFlight() async throws {
+        let work = try Scratch()
+        let streams = try (0..<2).map { try SlowStream(at: work.path("stream\($0).wav")) }  // endless, one chunk every 20 ms
+        try work.copy("tone_2s_stereo.flac", to: "later/a.flac")
+        try work.copy("tone_44k_stereo.aiff", to: "later/b.aiff")
+        let recorder = CountingProducer(wrapping: ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 2))
+        let job = try BatchJob(paths: streams.map(\.path) + [work.path("later")], types: [.loudness], jobs: 2,
+                               sink: .directory(work.path("out")), producer: recorder, cancellationGrace: .seconds(10))
+        let events = Events()
+        let running = Task { await job.run { events.add($0) } }
+        try await recorder.waitForCalls(2)
+        try await Task.sleep(for: .milliseconds(300))  // the streams are being decoded
+        let start = ContinuousClock.now
+        job.cancel()
+        let summary = await running.value
+        let elapsed = ContinuousClock.now - start
+        streams.forEach { $0.stop() }
+
+        // About 0.1 s alone; the bound leaves room for a loaded machine (the whole suite on 2 cores).
+        #expect(elapsed < .seconds(3), "ended \(elapsed) after cancel(), well before the 10 s grace: the tokens stopped the inputs")
+        #expect(summary.interrupted && summary.exitStatus == 130)
+        #expect(summary == BatchSummary(inputs: 4, done: 0, failed: 0, interrupted: true))
+        #expect(events.all.isEmpty, "nothing is delivered after cancellation")
+        #expect(recorder.calls == 2, "no further input started")
+        #expect(recorder.results.allSatisfy { $0.error?.code == "cancelled" }, "\(recorder.results.map(\.error))")
+        let left = try work.files(under: "out")
+        #expect(left.isEmpty, "no report, no temporary file: \(left)")
+    }
+
+    @Test("cancel() with an input stalled in a blocking open: the job still ends after the grace period")
+    func cancelEndsDespiteStalledInput() async throws {
+        let work = try Scratch()
+        let fifo = try Fifo(at: work.path("stalled.wav"))  // no writer: FFmpeg's open blocks
+        defer { fifo.release() }
+        let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
+                               cancellationGrace: .milliseconds(300))
+        let running = Task { await job.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        job.cancel()
+        let summary = await running.value
+        let elapsed = ContinuousClock.now - start
+        // About 0.3 s alone; without the grace period it would never end. Room for a loaded machine.
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "\(elapsed)")
+        #expect(summary == BatchSummary(inputs: 1, done: 0, failed: 0, interrupted: true))
+        #expect(try work.files(under: "out").isEmpty)
+    }
+
+    @Test("Cancelling the task that awaits run() cancels the job")
+    func taskCancellationCancelsTheJob() async throws {
+        let work = try Scratch()
+        let fifo = try Fifo(at: work.path("stalled.wav"))
+        defer { fifo.release() }
+        let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, cancellationGrace: .milliseconds(100))
+        let running = Task { await job.run() }
+        try await Task.sleep(for: .milliseconds(200))
+        running.cancel()
+        let summary = await running.value
+        #expect(summary.interrupted && job.isCancelled)
+    }
+
+    // MARK: the worker pool
+
+    @Test("ThreadPoolReportProducer with 2 threads: 6 inputs all analysed, never more than 2 threads")
+    func poolOfTwoRunsSixInputs() async throws {
+        let producer = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 2)
+        let names = ["tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_alac.m4a", "random_bytes.flac", "tone_2s_stereo.ogg", "notes.mp3"]
+        let reports = await withTaskGroup(of: Report.self) { group in
+            for name in names {
+                group.addTask { await producer.report(path: CLI.fixtures.appendingPathComponent(name).path, cancellation: CancellationToken()) }
+            }
+            return await group.reduce(into: [Report]()) { $0.append($1) }
+        }
+        #expect(reports.count == 6)
+        #expect(Set(reports.map { ($0.source.path as NSString).lastPathComponent }) == Set(names))
+        #expect(reports.filter { $0.error != nil }.count == 2)
+        #expect(producer.startedThreads == 2)
+    }
+
+    @Test("8 inputs blocked on 8 pool threads do not starve Swift's cooperative pool: 8 tasks sleeping 10 ms finish promptly")
+    func blockedWorkersDoNotStarveTasks() async throws {
+        let work = try Scratch()
+        let fifos = try (0..<8).map { try Fifo(at: work.path("stall\($0).wav")) }
+        defer { fifos.forEach { $0.release() } }
+        let producer = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 8)
+        let stalled = Task {
+            await withTaskGroup(of: Report.self) { group in
+                for fifo in fifos { group.addTask { await producer.report(path: fifo.path, cancellation: CancellationToken()) } }
+                return await group.reduce(into: [Report]()) { $0.append($1) }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while producer.startedThreads < 8, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))  // every thread is now inside a blocking open()
+        #expect(producer.startedThreads == 8)
+
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { try? await Task.sleep(for: .milliseconds(10)) } }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .milliseconds(500), "8 concurrent 10 ms sleeps took \(elapsed)")
+
+        fifos.forEach { $0.release() }  // EOF: each stalled input ends with an error record
+        let reports = await stalled.value
+        #expect(reports.count == 8 && reports.allSatisfy { $0.error != nil })
+    }
+}
+
+// MARK: - Helpers
+
+/// The events a job delivered.
+private final class Events: Sendable {
+    private let list = Mutex<[BatchEvent]>([])
+    func add(_ e: BatchEvent) { list.withLock { $0.append(e) } }
+    var all: [BatchEvent] { list.withLock { $0 } }
+}
+
+extension BatchEvent {
+    var path: String {
+        switch self { case .inputFinished(let path, _, _): path }
+    }
+}
+
+/// Counts the inputs handed to it and keeps the reports, passing them to `wrapped` (or giving error records).
+private final class CountingProducer: ReportProducer {
+    private let wrapped: (any ReportProducer)?
+    private let state = Mutex<(calls: Int, results: [Report])>((0, []))
+
+    init(wrapping wrapped: (any ReportProducer)? = nil) { self.wrapped = wrapped }
+
+    var calls: Int { state.withLock { $0.calls } }
+    var results: [Report] { state.withLock { $0.results } }
+
+    func report(path: String, cancellation: CancellationToken) async -> Report {
+        state.withLock { $0.calls += 1 }
+        let report = await wrapped?.report(path: path, cancellation: cancellation) ?? Report(path: path, error: AnalysisError.cancelled)
+        state.withLock { $0.results.append(report) }
+        return report
+    }
+
+    func waitForCalls(_ n: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while calls < n {
+            try #require(ContinuousClock.now < deadline, "only \(calls) of \(n) inputs started")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// A temporary folder, removed at the end of the test.
+private final class Scratch {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    func copy(_ fixture: String, to relative: String) throws {
+        let target = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLI.fixtures.appendingPathComponent(fixture), to: target)
+    }
+
+    /// Every file (not folder) below `relative`, hidden ones included; empty when it does not exist.
+    func files(under relative: String) throws -> [String] {
+        let dir = path(relative)
+        guard FileManager.default.fileExists(atPath: dir) else { return [] }
+        return (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: dir + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+    }
+}
+
+/// A named pipe: a reader opening it blocks until ``release()`` opens and closes the writing end.
+private final class Fifo: Sendable {
+    let path: String
+
+    init(at path: String) throws {
+        self.path = path
+        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    /// Lets blocked readers go on: for the next 2 s, on a thread of its own, every open for reading
+    /// (the decoder may open an input more than once) meets a writer that closes at once (end of file).
+    func release() {
+        let path = self.path
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(2)
+            while Date() < deadline {
+                let fd = open(path, O_WRONLY | O_NONBLOCK)  // ENXIO while no reader is waiting
+                if fd >= 0 { close(fd) }
+                usleep(5_000)
+            }
+        }
+    }
+}
+
+/// An endless 48 kHz stereo 16-bit WAV fed into a named pipe, one 20 ms chunk every 20 ms, until stopped.
+private final class SlowStream: Sendable {
+    let path: String
+    private let stopped = Atomic<Bool>(false)
+
+    init(at path: String) throws {
+        self.path = path
+        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        Thread.detachNewThread { [self] in feed() }
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    private func feed() {
+        let fd = open(path, O_WRONLY)  // blocks until the analysis opens it
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var header = Data("RIFF".utf8)
+        func le32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { header.append(contentsOf: $0) } }
+        func le16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { header.append(contentsOf: $0) } }
+        le32(0xFFFF_FFFF)
+        header.append(contentsOf: Data("WAVEfmt ".utf8))
+        le32(16); le16(1); le16(2); le32(48_000); le32(48_000 * 4); le16(4); le16(16)
+        header.append(contentsOf: Data("data".utf8))
+        le32(0xFFFF_FFFF)
+        var chunk = Data(count: 960 * 4)
+        for i in 0..<960 {
+            let v = Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / 48_000))
+            withUnsafeBytes(of: v.littleEndian) { b in
+                chunk.replaceSubrange(i * 4..<i * 4 + 2, with: b)
+                chunk.replaceSubrange(i * 4 + 2..<i * 4 + 4, with: b)
+            }
+        }
+        signal(SIGPIPE, SIG_IGN)
+        guard write(fd, Array(header)) else { return }
+        while !stopped.load(ordering: .relaxed) {
+            guard write(fd, Array(chunk)) else { return }  // the reader is gone
+            usleep(20_000)
+        }
+    }
+
+    private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) == $0.count }
+    }
+}
