@@ -137,8 +137,10 @@ import Testing
         job.cancel()
         let summary = await running.value
         let elapsed = ContinuousClock.now - start
-        // About 0.3 s alone; without the grace period it would never end. Room for a loaded machine.
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3), "\(elapsed)")
+        // About 0.3 s alone (the grace period); without it the job would never end. Under the
+        // whole suite the input may not have reached its blocking open yet, so only the upper
+        // bound is asserted.
+        #expect(elapsed < .seconds(3), "\(elapsed)")
         #expect(summary == BatchSummary(inputs: 1, done: 0, failed: 0, interrupted: true))
         #expect(try work.files(under: "out").isEmpty)
     }

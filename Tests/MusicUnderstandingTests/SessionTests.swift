@@ -113,7 +113,7 @@ enum TestSignal {
     }
 }
 
-@Suite struct BatchTests {
+@Suite struct BatchRunnerTests {
     @Test func discoveryFindsAudioAndSkipsSidecars() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-discovery-\(UUID().uuidString)")
         let fm = FileManager.default
