@@ -1,11 +1,14 @@
 import Foundation
 import MusicUnderstanding
 
+/// The analyses this version has, in contract order, as `--for` spells them.
+let availableAnalyses = AnalysisType.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+
 /// The options of `cadenza analyze`, declared once.
 struct AnalyzeOptions: OptionGroup {
     let analyses = Option<Set<AnalysisType>>(
         names: ["--for"], value: "list",
-        help: "Comma-separated analyses: key, rhythm, loudness (default: all available).") { (text, _) throws(UsageError) in
+        help: "Comma-separated analyses: \(availableAnalyses) (default: all).") { (text, _) throws(UsageError) in
         try parseAnalysisTypes(text)
     }
     let output = Option<String>(names: ["--output", "-o"], value: "dir",
@@ -29,7 +32,6 @@ enum AnalyzeCommand {
             Output: one JSON report per line on stdout in completion order (NDJSON), or with --output one \
             file per input, DIR/<input path>.json (standard input: DIR/stdin.json). A progress bar with ETA is drawn on stderr when it is a terminal.
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 130 interrupted.
-            structure, pace and instrumentActivity are not available in this version.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {

@@ -8,8 +8,7 @@ struct Cadenza {
     static let version = "0.1.0"
 
     static let overview = """
-        OVERVIEW: Cadenza \(version): music understanding for Linux (key, rhythm, loudness; \
-        structure, pace and instrument activity in later versions).
+        OVERVIEW: Cadenza \(version): music understanding for Linux (\(availableAnalyses)).
 
         USAGE: cadenza <command> [options]
 
