@@ -106,6 +106,13 @@ public struct ChromaFeatures: Sendable {
     /// Number of blocks in ``blockVectors``.
     public var blockCount: Int { blockVectors.count / 12 }
 
+    /// ``blockVectors`` as a frame feature for segment aggregation: block `j` is centred on STFT
+    /// frame `j × frameStride`, i.e. at time `j / blockRate`. `nil` without blocks.
+    public var blockFeature: FrameFeature? {
+        guard blockRate > 0, blockRate.isFinite, !blockVectors.isEmpty else { return nil }
+        return FrameFeature(values: blockVectors, dimension: 12, frameRate: blockRate, startTime: -0.5 / blockRate)
+    }
+
     /// Creates chroma features from their parts.
     public init(frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float],
                 harmonicEnergy: [Float], tuningCents: Double, blockRate: Double = 0, blockVectors: [Float] = []) {

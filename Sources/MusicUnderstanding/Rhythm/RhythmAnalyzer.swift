@@ -149,13 +149,8 @@ public struct RhythmAnalyzer: Sendable {
     public func analyze(_ features: SharedFeatures) -> RhythmResult {
         let empty = RhythmResult(beats: [], bars: [], beatsPerMinute: nil)
         guard let onset = features.onset, onset.count > 0, onset.frameRate > 0 else { return empty }
-        // Harmonic change comes from the one shared chroma (the HPCP at its block rate); block
-        // `j` is centred on STFT frame `j × frameStride`, i.e. at time `j / blockRate`.
-        let harmony = features.chroma.flatMap { c in
-            c.blockRate > 0 ? FrameFeature(values: c.blockVectors, dimension: 12, frameRate: c.blockRate,
-                                           startTime: -0.5 / c.blockRate) : nil
-        }
-        let fps = onset.frameRate
+        // Harmonic change comes from the one shared chroma (the HPCP at its block rate).
+        let harmony = features.chroma?.blockFeature
         // Beat-tracking curve: broadband plus low-band flux.
         var curve = onset.strength
         if onset.lowStrength.count == curve.count, configuration.lowBandBeatWeight != 0 {
