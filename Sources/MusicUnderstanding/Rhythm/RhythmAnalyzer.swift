@@ -151,6 +151,7 @@ public struct RhythmAnalyzer: Sendable {
         guard let onset = features.onset, onset.count > 0, onset.frameRate > 0 else { return empty }
         // Harmonic change comes from the one shared chroma (the HPCP at its block rate).
         let harmony = features.chroma?.blockFeature
+        let fps = onset.frameRate
         // Beat-tracking curve: broadband plus low-band flux.
         var curve = onset.strength
         if onset.lowStrength.count == curve.count, configuration.lowBandBeatWeight != 0 {
