@@ -129,6 +129,8 @@ extension ReportWriter {
                 w.key("structure")
                 w.object { w in
                     w.key("phrases"); w.ranges(st.phrases)
+                    if let f = st.sectionFunctions { w.key("sectionFunctions"); w.array { w in for v in f { w.string(v) } } }
+                    if let l = st.sectionLabels { w.key("sectionLabels"); w.array { w in for v in l { w.string(v) } } }
                     w.key("sections"); w.ranges(st.sections)
                     w.key("segments"); w.ranges(st.segments)
                 }

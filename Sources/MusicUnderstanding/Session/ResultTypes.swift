@@ -214,12 +214,21 @@ public struct StructureResult: Sendable, Codable {
     public var segments: [TimeRange]
     /// Phrases of a few bars.
     public var phrases: [TimeRange]
+    /// A repetition label per section ("A", "B", "A", ...; the same letter = the same
+    /// material). Extra field; `nil` when absent.
+    public var sectionLabels: [String]?
+    /// A guess of each section's role: `intro`, `verse`, `chorus`, `bridge`, `outro` or
+    /// `other`. Extra field; `nil` when absent.
+    public var sectionFunctions: [String]?
 
     /// Creates a structure result.
-    public init(sections: [TimeRange], segments: [TimeRange], phrases: [TimeRange]) {
+    public init(sections: [TimeRange], segments: [TimeRange], phrases: [TimeRange],
+                sectionLabels: [String]? = nil, sectionFunctions: [String]? = nil) {
         self.sections = sections
         self.segments = segments
         self.phrases = phrases
+        self.sectionLabels = sectionLabels
+        self.sectionFunctions = sectionFunctions
     }
 }
 
