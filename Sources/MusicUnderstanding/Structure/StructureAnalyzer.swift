@@ -34,7 +34,7 @@ public struct StructureAnalyzer: Sendable {
         /// Shortest segment in bars.
         public var minimumSegmentBars: Int = 2
         /// A section boundary needs a novelty of at least this many median bar distances.
-        public var sectionThreshold: Double = 0.25
+        public var sectionThreshold: Double = 0.2
         /// A segment boundary needs a novelty of at least this many median bar distances.
         public var segmentThreshold: Double = 0.2
         /// Bars per phrase (phrases group this many bars from each segment's start).
@@ -47,6 +47,14 @@ public struct StructureAnalyzer: Sendable {
         /// How far back (bars) a section looks for earlier material with the same label;
         /// bounds the labelling cost for long mixes.
         public var labelWindowBars: Int = 512
+        /// A hypermetric (phrase-grid) phase is trusted when its bar lines carry this many times
+        /// the mean novelty of the other phases.
+        public var hypermeterEvidence: Double = 1.3
+        /// Factor on the novelty of bar lines off a trusted phrase grid.
+        public var offGridWeight: Double = 0.3
+        /// Weight of the repetition novelty against the checkerboard (homogeneity) novelty in
+        /// the section novelty (both scaled to a maximum of 1).
+        public var repetitionWeight: Double = 0.7
         /// Weight of the timbre (MFCC) part of the bar distance against the chroma part.
         public var timbreWeight: Float = 1
         /// Weight of the energy and onset-density parts of the bar distance.
@@ -112,12 +120,37 @@ public struct StructureAnalyzer: Sendable {
         guard n >= 2, features.count == n, features.dimension > 0 else {
             return Self.single(start: edges.first ?? 0, duration: max(0, duration))
         }
-        let c = configuration
+        var c = configuration
+        if let v = ProcessInfo.processInfo.environment["DBG_ST"].flatMap(Double.init) { c.sectionThreshold = v }
+        if let v = ProcessInfo.processInfo.environment["DBG_SK"].flatMap(Int.init) { c.sectionKernelBars = v }
+        if let v = ProcessInfo.processInfo.environment["DBG_RW"].flatMap(Double.init) { c.repetitionWeight = v }
+        if let v = ProcessInfo.processInfo.environment["DBG_OG"].flatMap(Double.init) { c.offGridWeight = v }
+        if let v = ProcessInfo.processInfo.environment["DBG_HE"].flatMap(Double.init) { c.hypermeterEvidence = v }
+        if let v = ProcessInfo.processInfo.environment["DBG_LT"].flatMap(Double.init) { c.labelThreshold = v }
+        if ProcessInfo.processInfo.environment["DBG_C"] != nil {
+            let line = (0..<n).map { b -> String in
+                let v = features.values[(b * features.dimension)..<(b * features.dimension + 12)]
+                let top = v.max() ?? 0
+                return String(v.firstIndex(of: top).map { $0 - b * features.dimension } ?? -1, radix: 16)
+            }.joined()
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
         let scale = Self.medianBandDistance(features, band: 2 * max(1, c.sectionKernelBars))
         var sectionStarts = [0]
         var segmentStarts = [0]
         if scale > 1e-6 {
-            let sectionNovelty = Self.novelty(features, halfWidth: max(1, c.sectionKernelBars)).map { $0 / scale }
+            let foote = Self.novelty(features, halfWidth: max(1, c.sectionKernelBars)).map { max(0, $0 / scale) }
+            let repetition = Self.lagNovelty(features, lag: max(1, c.phraseBars), scale: scale)
+            let footeTop = max(1e-9, foote.max() ?? 0)
+            let repetitionTop = max(1e-9, repetition.max() ?? 0)
+            let combined = zip(foote, repetition).map {
+                (1 - c.repetitionWeight) * min(1, $0 / footeTop) + c.repetitionWeight * min(1, $1 / repetitionTop)
+            }
+            let sectionNovelty = Self.hypermetricWeighting(combined, period: max(1, c.phraseBars),
+                                                           evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
+            if ProcessInfo.processInfo.environment["DBG_P"] != nil {
+                FileHandle.standardError.write(sectionNovelty.map { String(format: "%.2f", $0) }.joined(separator: " ").data(using: .utf8)! + Data("\n".utf8))
+            }
             sectionStarts = Self.peaks(sectionNovelty, threshold: c.sectionThreshold,
                                        minimumDistance: max(1, c.minimumSectionBars), required: [0])
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
@@ -129,7 +162,7 @@ public struct StructureAnalyzer: Sendable {
         let phraseStarts = Self.split(segmentStarts, count: n, maximum: max(1, c.phraseBars + 1),
                                       group: max(1, c.phraseBars))
 
-        let labelIndices = scale > 1e-6 ? labels(features, starts: sectionStarts, count: n, scale: scale)
+        let labelIndices = scale > 1e-6 ? labels(features, starts: sectionStarts, count: n, scale: scale, threshold: c.labelThreshold)
                                         : [Int](repeating: 0, count: sectionStarts.count)
         let bounds = sectionStarts + [n]
         let energy = (0..<sectionStarts.count).map { s -> Double in
@@ -298,6 +331,56 @@ public struct StructureAnalyzer: Sendable {
         return out
     }
 
+    /// Phrase-repetition novelty, the lag-`p` row of the time-lag structure features of
+    /// J. Serrà, M. Müller, P. Grosche & J. Ll. Arcos ("Unsupervised music structure annotation
+    /// by time series structure features and segment similarity", IEEE Trans. Multimedia 16(5),
+    /// 2014, sec. II-C/D) at the phrase lag `p` (4 bars): the mean distance between the `p` bars
+    /// after bar line `t` and the `p` bars before it, compared in order (bar `t + k` with bar
+    /// `t + k - p`). Inside a part whose progression repeats every `p` bars (or 1, 2, ...) it
+    /// is small; it peaks where a new part begins, even when the new part reuses the same
+    /// chords in another order (where a homogeneity kernel sees no change). Returned in units
+    /// of the median bar distance; `O(bars × p)` time, no matrix.
+    static func lagNovelty(_ f: BarFeatures, lag p: Int, scale: Double) -> [Double] {
+        let n = f.count
+        var out = [Double](repeating: 0, count: n)
+        guard n >= 2, p >= 1, scale > 0 else { return out }
+        for t in 1..<n {
+            var s = 0.0, m = 0
+            for k in 0..<p where t + k < n && t + k - p >= 0 {
+                s += Double(distance(f, t + k, t + k - p)); m += 1
+            }
+            out[t] = m > 0 ? s / Double(m) / scale : 0
+        }
+        return out
+    }
+
+    /// Hypermeter prior: parts of popular music mostly span whole 4-bar hypermeasures
+    /// (F. Lerdahl & R. Jackendoff, "A Generative Theory of Tonal Music", 1983, ch. 2 on
+    /// metrical structure above the bar; used for segmentation e.g. by Maezawa, "Music boundary
+    /// detection based on a hybrid deep model of novelty, homogeneity, repetition and duration",
+    /// ICASSP 2019). The phase of the `period`-bar grid is the residue whose bar lines carry
+    /// the most novelty-peak height (above the median); when it carries at least `evidence` times the mean of the
+    /// other phases, novelty off that grid is multiplied by `offGridWeight`. Without clear
+    /// evidence (no hypermeter, irregular phrases) the novelty is returned unchanged.
+    static func hypermetricWeighting(_ novelty: [Double], period: Int, evidence: Double, offGridWeight: Double) -> [Double] {
+        let n = novelty.count
+        guard period > 1, n > 2 * period else { return novelty }
+        // Peak heights above the median, summed per phase.
+        let sorted = novelty.filter(\.isFinite).sorted()
+        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        var means = [Double](repeating: 0, count: period)
+        for t in 1..<(n - 1) where novelty[t].isFinite && novelty[t] > median
+            && novelty[t] >= novelty[t - 1] && novelty[t] >= novelty[t + 1] {
+            means[t % period] += novelty[t] - median
+        }
+        guard let best = means.indices.max(by: { means[$0] < means[$1] }) else { return novelty }
+        let others = means.indices.filter { $0 != best }.map { means[$0] }
+        let rest = others.reduce(0, +) / Double(max(1, others.count))
+        if ProcessInfo.processInfo.environment["DBG_P"] != nil { FileHandle.standardError.write(Data("phase \(means) best \(best)\n".utf8)) }
+        guard means[best] > evidence * rest else { return novelty }
+        return novelty.indices.map { $0 % period == best ? novelty[$0] : novelty[$0] * offGridWeight }
+    }
+
     /// Bar indices of accepted boundaries: `required` first, then novelty peaks (local maxima
     /// above `threshold`) strongest first, each at least `minimumDistance` bars from every
     /// accepted one and from both ends; sorted.
@@ -341,7 +424,7 @@ public struct StructureAnalyzer: Sendable {
 
     /// Repetition labels (0, 1, 2, ... in order of first appearance) for the sections starting
     /// at `starts` (see the type's step 4).
-    func labels(_ f: BarFeatures, starts: [Int], count n: Int, scale: Double) -> [Int] {
+    func labels(_ f: BarFeatures, starts: [Int], count n: Int, scale: Double, threshold: Double) -> [Int] {
         let bounds = starts + [n]
         var labels: [Int] = []
         var next = 0
@@ -362,7 +445,7 @@ public struct StructureAnalyzer: Sendable {
                 let d = min(head, tail) / Double(m) / scale * (1 + 0.25 * (ratio - 1))
                 if d < best { best = d; bestLabel = labels[a] }
             }
-            if best < configuration.labelThreshold, bestLabel >= 0 {
+            if best < threshold, bestLabel >= 0 {
                 labels.append(bestLabel)
             } else {
                 labels.append(next)
