@@ -7,14 +7,19 @@ import Foundation
 /// 1. Bar-synchronous features (Bartsch & Wakefield 2005; Paulus, Müller & Klapuri, "Audio-based
 ///    music structure analysis", ISMIR 2010, sec. 3): mean semitone chroma (harmony), mean MFCC
 ///    1-12 (timbre), mean log energy (loudness) and mean onset strength (density) per bar.
-/// 2. Boundaries from checkerboard novelty (J. Foote, "Automatic audio segmentation using a
-///    measure of audio novelty", ICME 2000, sec. 2-3) on the bar self-distance, evaluated only
-///    inside the kernel's band: a kernel of `2L` bars reads `2L × 2L` bar pairs around each bar
-///    line, so memory is `O(bars × features)` and time `O(bars × L²)`.
-/// 3. Sections are the strongest novelty peaks at the section scale (non-maximum suppression
-///    over `minimumSectionBars`); segments add peaks at a finer scale; phrases split segments
-///    into 4-bar (or 2/3-bar remainder) groups. Finer levels keep every coarser boundary, so
-///    the levels nest by construction.
+/// 2. Boundary evidence at every bar line from two novelties, each scaled to a maximum of 1 and
+///    mixed (``Configuration/repetitionWeight``): checkerboard novelty (J. Foote, "Automatic
+///    audio segmentation using a measure of audio novelty", ICME 2000, sec. 2-3) on the bar
+///    self-distance, evaluated only inside the kernel's band (`2L × 2L` bar pairs per bar line),
+///    and phrase-repetition novelty, the lag-4 row of the time-lag structure features of Serrà,
+///    Müller, Grosche & Arcos (IEEE Trans. Multimedia 2014, sec. II), which sees a new part
+///    even when it reuses the previous part's chords in another order.
+/// 3. A hypermeter prior (parts span whole 4-bar phrases) down-weights bar lines off the
+///    4-bar grid when the novelty peaks show a clear grid phase. Sections are the strongest
+///    peaks (non-maximum suppression over `minimumSectionBars`); segments add Foote peaks at a
+///    2-bar scale and cut segments longer than 8 bars; phrases cut segments into 4-bar groups.
+///    Finer levels keep every coarser boundary, so the levels nest by construction.
+///    Memory is `O(bars × features)`: no bar × bar matrix is ever stored, at any length.
 /// 4. Labels from repetition: each section is compared bar by bar with every earlier section
 ///    (aligned at their starts and at their ends, the better of the two) and joins the label of
 ///    the closest one when the distance is small, as in the sequence comparison of
@@ -52,6 +57,9 @@ public struct StructureAnalyzer: Sendable {
         public var hypermeterEvidence: Double = 1.3
         /// Factor on the novelty of bar lines off a trusted phrase grid.
         public var offGridWeight: Double = 0.3
+        /// The smallest novelty maximum (in median bar distances) that counts as the strongest
+        /// change of the piece; below it, novelties are scaled by this value instead.
+        public var minimumNovelty: Double = 0.5
         /// Weight of the repetition novelty against the checkerboard (homogeneity) novelty in
         /// the section novelty (both scaled to a maximum of 1).
         public var repetitionWeight: Double = 0.7
@@ -103,7 +111,8 @@ public struct StructureAnalyzer: Sendable {
         let duration = features.duration
         let edges = Self.barEdges(bars: rhythm?.bars ?? [], duration: duration)
         guard edges.count >= 3 else { return Self.single(duration: duration) }
-        let barFeatures = Self.barFeatures(features, edges: edges)
+        let barFeatures = Self.barFeatures(features, edges: edges, timbreWeight: configuration.timbreWeight,
+                                           dynamicsWeight: configuration.dynamicsWeight)
         return analyze(barFeatures, edges: edges)
     }
 
@@ -120,37 +129,22 @@ public struct StructureAnalyzer: Sendable {
         guard n >= 2, features.count == n, features.dimension > 0 else {
             return Self.single(start: edges.first ?? 0, duration: max(0, duration))
         }
-        var c = configuration
-        if let v = ProcessInfo.processInfo.environment["DBG_ST"].flatMap(Double.init) { c.sectionThreshold = v }
-        if let v = ProcessInfo.processInfo.environment["DBG_SK"].flatMap(Int.init) { c.sectionKernelBars = v }
-        if let v = ProcessInfo.processInfo.environment["DBG_RW"].flatMap(Double.init) { c.repetitionWeight = v }
-        if let v = ProcessInfo.processInfo.environment["DBG_OG"].flatMap(Double.init) { c.offGridWeight = v }
-        if let v = ProcessInfo.processInfo.environment["DBG_HE"].flatMap(Double.init) { c.hypermeterEvidence = v }
-        if let v = ProcessInfo.processInfo.environment["DBG_LT"].flatMap(Double.init) { c.labelThreshold = v }
-        if ProcessInfo.processInfo.environment["DBG_C"] != nil {
-            let line = (0..<n).map { b -> String in
-                let v = features.values[(b * features.dimension)..<(b * features.dimension + 12)]
-                let top = v.max() ?? 0
-                return String(v.firstIndex(of: top).map { $0 - b * features.dimension } ?? -1, radix: 16)
-            }.joined()
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        let c = configuration
         let scale = Self.medianBandDistance(features, band: 2 * max(1, c.sectionKernelBars))
         var sectionStarts = [0]
         var segmentStarts = [0]
         if scale > 1e-6 {
             let foote = Self.novelty(features, halfWidth: max(1, c.sectionKernelBars)).map { max(0, $0 / scale) }
             let repetition = Self.lagNovelty(features, lag: max(1, c.phraseBars), scale: scale)
-            let footeTop = max(1e-9, foote.max() ?? 0)
-            let repetitionTop = max(1e-9, repetition.max() ?? 0)
+            // Each novelty is scaled by its maximum, but never by less than
+            // `minimumNovelty`: a loop or a steady sound, whose novelty is noise, stays small.
+            let footeTop = max(c.minimumNovelty, foote.max() ?? 0)
+            let repetitionTop = max(c.minimumNovelty, repetition.max() ?? 0)
             let combined = zip(foote, repetition).map {
                 (1 - c.repetitionWeight) * min(1, $0 / footeTop) + c.repetitionWeight * min(1, $1 / repetitionTop)
             }
             let sectionNovelty = Self.hypermetricWeighting(combined, period: max(1, c.phraseBars),
                                                            evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
-            if ProcessInfo.processInfo.environment["DBG_P"] != nil {
-                FileHandle.standardError.write(sectionNovelty.map { String(format: "%.2f", $0) }.joined(separator: " ").data(using: .utf8)! + Data("\n".utf8))
-            }
             sectionStarts = Self.peaks(sectionNovelty, threshold: c.sectionThreshold,
                                        minimumDistance: max(1, c.minimumSectionBars), required: [0])
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
@@ -206,7 +200,7 @@ public struct StructureAnalyzer: Sendable {
     /// Bar-synchronous features from the shared features: L2-normalised chroma (onset
     /// semitone chroma), MFCC 1-12 and energy/onset density standardised over the input with a
     /// floor on the deviation (so a steady signal does not have its noise blown up).
-    static func barFeatures(_ f: SharedFeatures, edges: [Double]) -> BarFeatures {
+    static func barFeatures(_ f: SharedFeatures, edges: [Double], timbreWeight: Float, dynamicsWeight: Float) -> BarFeatures {
         let n = edges.count - 1
         var columns: [[Float]] = []   // each: n × dim, bar-major
         var dims: [Int] = []
@@ -232,12 +226,12 @@ public struct StructureAnalyzer: Sendable {
             let e = FrameFeature(values: onset.energy, dimension: 1, frameRate: rate, startTime: -0.5 / rate)
             if let v = aligned(e.aggregated(between: edges), 1) {
                 energy = v
-                columns.append(standardised(v, dimension: 1, floor: 0.05, weight: 0.5)); dims.append(1)
+                columns.append(standardised(v, dimension: 1, floor: 0.05, weight: dynamicsWeight)); dims.append(1)
             }
             let s = FrameFeature(values: onset.strength, dimension: 1, frameRate: rate, startTime: -0.5 / rate)
             if let v = aligned(s.aggregated(between: edges), 1) {
                 let scale = max(1e-6, v.max() ?? 0)
-                columns.append(standardised(v.map { $0 / scale }, dimension: 1, floor: 0.05, weight: 0.5)); dims.append(1)
+                columns.append(standardised(v.map { $0 / scale }, dimension: 1, floor: 0.05, weight: dynamicsWeight)); dims.append(1)
             }
         }
         if let mel = f.mel, mel.coefficientCount > 1 {
@@ -245,7 +239,7 @@ public struct StructureAnalyzer: Sendable {
             if let v = aligned(mel.mfccFeature.aggregated(between: edges), d) {
                 var t = [Float](repeating: 0, count: n * (d - 1))
                 for b in 0..<n { for k in 1..<d { t[b * (d - 1) + k - 1] = v[b * d + k] } }
-                columns.append(standardised(t, dimension: d - 1, floor: 0.1, weight: 1 / Float(d - 1).squareRoot()))
+                columns.append(standardised(t, dimension: d - 1, floor: 0.1, weight: timbreWeight / Float(d - 1).squareRoot()))
                 dims.append(d - 1)
             }
         }
@@ -376,7 +370,6 @@ public struct StructureAnalyzer: Sendable {
         guard let best = means.indices.max(by: { means[$0] < means[$1] }) else { return novelty }
         let others = means.indices.filter { $0 != best }.map { means[$0] }
         let rest = others.reduce(0, +) / Double(max(1, others.count))
-        if ProcessInfo.processInfo.environment["DBG_P"] != nil { FileHandle.standardError.write(Data("phase \(means) best \(best)\n".utf8)) }
         guard means[best] > evidence * rest else { return novelty }
         return novelty.indices.map { $0 % period == best ? novelty[$0] : novelty[$0] * offGridWeight }
     }
