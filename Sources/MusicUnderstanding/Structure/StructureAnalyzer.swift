@@ -48,7 +48,7 @@ public struct StructureAnalyzer: Sendable {
         public var maximumSegmentBars: Int = 8
         /// Two sections share a label when their mean aligned bar distance is below this
         /// many median bar distances.
-        public var labelThreshold: Double = 0.6
+        public var labelThreshold: Double = 0.8
         /// How far back (bars) a section looks for earlier material with the same label;
         /// bounds the labelling cost for long mixes.
         public var labelWindowBars: Int = 512
