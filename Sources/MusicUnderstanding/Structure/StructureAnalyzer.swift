@@ -38,8 +38,12 @@ public struct StructureAnalyzer: Sendable {
         public var minimumSectionBars: Int = 4
         /// Shortest segment in bars.
         public var minimumSegmentBars: Int = 2
-        /// A section boundary needs a novelty of at least this many median bar distances.
-        public var sectionThreshold: Double = 0.2
+        /// A section boundary needs a combined novelty (each part scaled to a maximum of 1) of
+        /// at least this much.
+        public var sectionThreshold: Double = 0.15
+        /// A section boundary's novelty must also exceed the mean novelty of the bar lines
+        /// within two phrases of it by this much (novelty scaled to a maximum of 1).
+        public var sectionProminence: Double = 0.1
         /// A segment boundary needs a novelty of at least this many median bar distances.
         public var segmentThreshold: Double = 0.2
         /// Bars per phrase (phrases group this many bars from each segment's start).
@@ -146,7 +150,8 @@ public struct StructureAnalyzer: Sendable {
             let sectionNovelty = Self.hypermetricWeighting(combined, period: max(1, c.phraseBars),
                                                            evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
             sectionStarts = Self.peaks(sectionNovelty, threshold: c.sectionThreshold,
-                                       minimumDistance: max(1, c.minimumSectionBars), required: [0])
+                                       minimumDistance: max(1, c.minimumSectionBars), required: [0],
+                                       prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars))
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
             segmentStarts = Self.peaks(segmentNovelty, threshold: c.segmentThreshold,
                                        minimumDistance: max(1, c.minimumSegmentBars), required: sectionStarts)
@@ -377,13 +382,22 @@ public struct StructureAnalyzer: Sendable {
     /// Bar indices of accepted boundaries: `required` first, then novelty peaks (local maxima
     /// above `threshold`) strongest first, each at least `minimumDistance` bars from every
     /// accepted one and from both ends; sorted.
-    static func peaks(_ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int]) -> [Int] {
+    static func peaks(_ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int],
+                      prominence: Double = 0, window: Int = 0) -> [Int] {
         let n = novelty.count
         var accepted = Set(required)
         accepted.insert(0)
         var candidates: [Int] = []
+        // Running sums for the local mean over t - window ... t + window.
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for t in 0..<n { prefix[t + 1] = prefix[t] + (novelty[t].isFinite ? novelty[t] : 0) }
+        func localMean(_ t: Int) -> Double {
+            let lo = max(0, t - window), hi = min(n, t + window + 1)
+            return (prefix[hi] - prefix[lo]) / Double(max(1, hi - lo))
+        }
         if n >= 3 {
             for t in 1..<n where novelty[t].isFinite && novelty[t] >= threshold
+                && (window == 0 || novelty[t] - localMean(t) >= prominence)
                 && novelty[t] >= novelty[t - 1] && (t + 1 >= n || novelty[t] >= novelty[t + 1]) {
                 candidates.append(t)
             }
