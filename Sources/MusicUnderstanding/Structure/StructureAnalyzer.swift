@@ -44,6 +44,10 @@ public struct StructureAnalyzer: Sendable {
         /// A section boundary's novelty must also exceed the mean novelty of the bar lines
         /// within two phrases of it by this much (novelty scaled to a maximum of 1).
         public var sectionProminence: Double = 0.1
+        /// Sections last this long on average at least: at most `duration / this` sections are
+        /// kept (the strongest boundaries), so fast bar grids or busy music are not cut into
+        /// phrase-sized sections.
+        public var minimumMeanSectionSeconds: Double = 10
         /// A segment boundary needs a novelty of at least this many median bar distances.
         public var segmentThreshold: Double = 0.2
         /// Bars per phrase (phrases group this many bars from each segment's start).
@@ -151,7 +155,8 @@ public struct StructureAnalyzer: Sendable {
                                                            evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
             sectionStarts = Self.peaks(sectionNovelty, threshold: c.sectionThreshold,
                                        minimumDistance: max(1, c.minimumSectionBars), required: [0],
-                                       prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars))
+                                       prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
+                                       maximumCount: max(1, Int(duration / max(1, c.minimumMeanSectionSeconds))))
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
             segmentStarts = Self.peaks(segmentNovelty, threshold: c.segmentThreshold,
                                        minimumDistance: max(1, c.minimumSegmentBars), required: sectionStarts)
@@ -380,10 +385,11 @@ public struct StructureAnalyzer: Sendable {
     }
 
     /// Bar indices of accepted boundaries: `required` first, then novelty peaks (local maxima
-    /// above `threshold`) strongest first, each at least `minimumDistance` bars from every
-    /// accepted one and from both ends; sorted.
+    /// above `threshold` standing `prominence` above the mean over ±`window` bars) strongest
+    /// first, each at least `minimumDistance` bars from every accepted one and from both ends,
+    /// until `maximumCount` boundaries (with 0) are accepted; sorted.
     static func peaks(_ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int],
-                      prominence: Double = 0, window: Int = 0) -> [Int] {
+                      prominence: Double = 0, window: Int = 0, maximumCount: Int = .max) -> [Int] {
         let n = novelty.count
         var accepted = Set(required)
         accepted.insert(0)
@@ -403,7 +409,7 @@ public struct StructureAnalyzer: Sendable {
             }
         }
         candidates.sort { novelty[$0] > novelty[$1] }
-        for t in candidates where t >= minimumDistance && n - t >= minimumDistance {
+        for t in candidates where t >= minimumDistance && n - t >= minimumDistance && accepted.count < maximumCount {
             if accepted.allSatisfy({ abs($0 - t) >= minimumDistance }) { accepted.insert(t) }
         }
         return accepted.filter { $0 >= 0 && $0 < n }.sorted()
