@@ -84,7 +84,7 @@ struct CLITests {
         UsageCase(arguments: ["analyze", "--jobs", "0", "Fixtures"], mentions: ["--jobs", "'0'"]),
         UsageCase(arguments: ["analyze", "--jobs", "many", "Fixtures"], mentions: ["--jobs", "'many'"]),
         UsageCase(arguments: ["analyze", "Fixtures", "--jobs"], mentions: ["--jobs"]),
-        UsageCase(arguments: ["analyze", "--for", "structure", "Fixtures"], mentions: ["structure analysis is not available in this version"]),
+        UsageCase(arguments: ["analyze", "--for", "instrumentActivity", "Fixtures"], mentions: ["instrumentActivity analysis is not available in this version"]),
         UsageCase(arguments: ["analyze", "--for", "loudness,pace", "Fixtures"], mentions: ["pace analysis is not available in this version"]),
         UsageCase(arguments: ["analyze", "--for", "bogus", "Fixtures"], mentions: ["--for", "bogus"]),
         UsageCase(arguments: ["analyze", "--output", "Fixtures/README.md/out", "Fixtures"], mentions: ["--output", "Fixtures/README.md/out"]),

@@ -36,8 +36,8 @@ enum TestSignal {
 @Suite struct SessionTests {
     @Test func unavailableAnalysisThrowsAClearError() async throws {
         let session = MusicUnderstandingSession(audioProvider: TestSignal.provider([]))
-        await #expect(throws: AnalysisError.unavailable(.structure)) {
-            try await session.analyze(for: [.structure, .loudness])
+        await #expect(throws: AnalysisError.unavailable(.pace)) {
+            try await session.analyze(for: [.pace, .loudness])
         }
         #expect(AnalysisError.unavailable(.rhythm).description == "rhythm analysis is not available in this version")
     }

@@ -23,6 +23,8 @@ public struct AnalysisConfiguration: Sendable, Hashable {
     public var rhythm = RhythmAnalyzer.Configuration()
     /// Key estimation and the key timeline.
     public var key = KeyAnalyzer.Configuration()
+    /// Sections, segments, phrases and their labels on the bar grid.
+    public var structure = StructureAnalyzer.Configuration()
 
     /// The defaults.
     public init() {}

@@ -44,6 +44,7 @@ public enum AnalysisRegistry {
         LoudnessStage.self,
         RhythmStage.self,
         KeyStage.self,
+        StructureStage.self,
     ]
 
     /// The stage producing `type`, if this version has one.

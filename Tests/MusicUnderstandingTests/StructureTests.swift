@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Synthetic material for the structure tests.
+enum StructureFixture {
+    /// A deterministic pseudo-random generator (tests must not depend on the system RNG).
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(state >> 40) / Float(1 << 24) - 0.5
+        }
+    }
+
+    /// Bar features for a form such as "ABAB": each part `barsPerPart` bars, each part a 4-bar
+    /// cycle of its own vectors (part-specific "chords" and "timbre"), plus small noise.
+    static func bars(form: String, barsPerPart: Int = 8, dimension: Int = 16, noise: Float = 0.05) -> StructureAnalyzer.BarFeatures {
+        var g = Generator(state: 42)
+        var prototypes: [Character: [[Float]]] = [:]
+        var values: [Float] = []
+        var energy: [Float] = []
+        for part in form {
+            if prototypes[part] == nil {
+                prototypes[part] = (0..<4).map { _ in (0..<dimension).map { _ in g.next() * 2 } }
+            }
+            let cycle = prototypes[part] ?? []
+            for b in 0..<barsPerPart {
+                values += cycle[b % 4].map { $0 + noise * g.next() }
+                energy.append(part == "A" ? 1 : 2)
+            }
+        }
+        return StructureAnalyzer.BarFeatures(values: values, dimension: dimension, energy: energy)
+    }
+
+    /// Bar edges for `count` bars of `bar` seconds from 0.
+    static func edges(count: Int, bar: Double = 2) -> [Double] { (0...count).map { Double($0) * bar } }
+
+    /// Mono audio at 22.05 kHz: 120 BPM 4/4, a click on every beat (accented downbeat) over one
+    /// chord per bar; each part has its own 4-chord progression and timbre (sine vs. buzzy).
+    static func audio(form: String, barsPerPart: Int = 8) -> [Float] {
+        let rate = 22_050.0, beat = 0.5
+        let progressions: [Character: [[Double]]] = [
+            "A": [[261.6, 329.6, 392.0], [220.0, 261.6, 329.6], [174.6, 220.0, 261.6], [196.0, 246.9, 293.7]],
+            "B": [[293.7, 370.0, 440.0], [246.9, 311.1, 370.0], [329.6, 415.3, 493.9], [277.2, 349.2, 415.3]],
+            "C": [[233.1, 293.7, 349.2], [311.1, 392.0, 466.2], [207.7, 261.6, 311.1], [185.0, 233.1, 277.2]],
+        ]
+        let barLength = 4 * beat
+        let total = Double(form.count * barsPerPart) * barLength
+        var out = [Float](repeating: 0, count: Int(total * rate))
+        for (p, part) in form.enumerated() {
+            let chords = progressions[part] ?? progressions["A"] ?? []
+            let buzzy = part != "A"
+            for b in 0..<barsPerPart {
+                let start = Double(p * barsPerPart + b) * barLength
+                let chord = chords[b % chords.count]
+                let i0 = Int(start * rate), i1 = min(out.count, Int((start + barLength) * rate))
+                for i in i0..<i1 {
+                    let t = Double(i) / rate
+                    var v = 0.0
+                    for f in chord {
+                        let phase = 2 * Double.pi * f * t
+                        v += buzzy ? (sin(phase) + 0.5 * sin(2 * phase) + 0.33 * sin(3 * phase)) / 1.8 : sin(phase)
+                    }
+                    out[i] += Float(0.08 * v)
+                }
+                for k in 0..<4 {
+                    let c0 = Int((start + Double(k) * beat) * rate)
+                    let amplitude: Float = k == 0 ? 0.6 : 0.3
+                    for j in 0..<min(600, out.count - c0) {
+                        let decay = Float(exp(-Double(j) / 90))
+                        out[c0 + j] += amplitude * decay * Float(sin(2 * Double.pi * 1800 * Double(j) / rate))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A provider of one mono signal.
+    static func provider(_ samples: [Float], rate: Double = 22_050) -> AsyncStream<PCMBuffer?> {
+        let frames = 8192
+        let buffers = stride(from: 0, to: samples.count, by: frames).map {
+            PCMBuffer(sampleRate: rate, channelCount: 1, samples: Array(samples[$0..<min(samples.count, $0 + frames)]))
+        }
+        return TestSignal.provider(buffers)
+    }
+
+    /// Checks coverage, nesting and snapping of a result: every level is contiguous from
+    /// `start` to `end` without zero-length ranges, every coarser boundary is a finer one, and
+    /// every interior boundary is one of `grid` (within 1 ms).
+    static func checkProperties(_ r: StructureResult, start: Double = 0, end: Double, grid: [Double],
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+        let levels = [r.sections, r.segments, r.phrases]
+        for level in levels {
+            #expect(!level.isEmpty, sourceLocation: sourceLocation)
+            guard let first = level.first, let last = level.last else { continue }
+            #expect(abs(first.start - start) < 1e-9, sourceLocation: sourceLocation)
+            #expect(abs(last.end - end) < 1e-6, sourceLocation: sourceLocation)
+            for (a, b) in zip(level, level.dropFirst()) {
+                #expect(abs(a.end - b.start) < 1e-6, sourceLocation: sourceLocation)
+            }
+            for range in level {
+                #expect(range.duration > 0, sourceLocation: sourceLocation)
+            }
+            for range in level.dropFirst() {
+                #expect(grid.contains { abs($0 - range.start) < 1e-3 }, "boundary \(range.start) off the bar grid",
+                        sourceLocation: sourceLocation)
+            }
+        }
+        for (coarse, fine) in [(r.sections, r.segments), (r.segments, r.phrases)] {
+            for range in coarse {
+                #expect(fine.contains { abs($0.start - range.start) < 1e-9 }, "level not nested at \(range.start)",
+                        sourceLocation: sourceLocation)
+            }
+        }
+        #expect(r.sectionLabels?.count == r.sections.count, sourceLocation: sourceLocation)
+        #expect(r.sectionFunctions?.count == r.sections.count, sourceLocation: sourceLocation)
+        let allowed: Set<String> = ["intro", "verse", "chorus", "bridge", "outro", "other"]
+        #expect((r.sectionFunctions ?? []).allSatisfy(allowed.contains), sourceLocation: sourceLocation)
+    }
+
+    /// The section labels as one string ("ABAB").
+    static func labelString(_ r: StructureResult) -> String { (r.sectionLabels ?? []).joined() }
+}
+
+@Suite struct StructureTests {
+    @Test func ababcbFromBarFeatures() {
+        let features = StructureFixture.bars(form: "ABABCB")
+        let edges = StructureFixture.edges(count: 48)
+        let r = StructureAnalyzer().analyze(features, edges: edges)
+        StructureFixture.checkProperties(r, end: 96, grid: edges)
+        #expect(r.sections.map(\.start) == [0, 16, 32, 48, 64, 80])
+        #expect(StructureFixture.labelString(r) == "ABABCB")
+        // The repeated part that occurs most is the chorus; the one-off late part the bridge.
+        #expect(r.sectionFunctions?[1] == "chorus")
+        #expect(r.sectionFunctions?[4] == "bridge")
+    }
+
+    @Test func aabaFromBarFeatures() {
+        let features = StructureFixture.bars(form: "AABA")
+        let edges = StructureFixture.edges(count: 32)
+        let r = StructureAnalyzer().analyze(features, edges: edges)
+        StructureFixture.checkProperties(r, end: 64, grid: edges)
+        // Two identical A parts in a row have no boundary evidence between them; the B part's
+        // boundaries must be found, and the A material labelled alike on both sides.
+        let starts = r.sections.map(\.start)
+        #expect(starts.contains(32) && starts.contains(48))
+        let labels = r.sectionLabels ?? []
+        if let b = starts.firstIndex(of: 32), b > 0, b + 1 < labels.count {
+            #expect(labels[b - 1] == labels[b + 1])
+            #expect(labels[b] != labels[b - 1])
+        }
+    }
+
+    @Test func audioABABThroughASession() async throws {
+        let samples = StructureFixture.audio(form: "ABAB")
+        let session = MusicUnderstandingSession(audioProvider: StructureFixture.provider(samples))
+        let result = try await session.analyze(for: [.rhythm, .structure])
+        let structure = try #require(result.structure)
+        let rhythm = try #require(result.rhythm)
+        let duration = Double(samples.count) / 22_050
+        StructureFixture.checkProperties(structure, end: duration, grid: rhythm.bars)
+        // Boundaries at 16, 32, 48 s, within a beat (0.5 s).
+        let interior = structure.sections.dropFirst().map(\.start)
+        for truth in [16.0, 32.0, 48.0] {
+            #expect(interior.contains { abs($0 - truth) <= 0.5 }, "no section boundary near \(truth) s: \(interior)")
+        }
+        let labels = StructureFixture.labelString(structure)
+        #expect(labels.count == 4 && labels.first == labels.dropFirst(2).first && labels.dropFirst().first == labels.last,
+                "labels \(labels)")
+    }
+
+    @Test func silenceAndSustainedChordAreOneSection() async throws {
+        let rate = 22_050.0
+        let silence = [Float](repeating: 0, count: Int(20 * rate))
+        let chord = (0..<Int(30 * rate)).map { i -> Float in
+            let t = Double(i) / rate
+            return Float(0.1 * (sin(2 * .pi * 261.6 * t) + sin(2 * .pi * 329.6 * t) + sin(2 * .pi * 392 * t)))
+        }
+        for samples in [silence, chord] {
+            let session = MusicUnderstandingSession(audioProvider: StructureFixture.provider(samples))
+            let result = try await session.analyze(for: [.rhythm, .structure])
+            let structure = try #require(result.structure)
+            #expect(structure.sections.count == 1)
+            #expect(structure.sectionLabels == ["A"])
+            let grid = result.rhythm?.bars ?? []
+            StructureFixture.checkProperties(structure, end: Double(samples.count) / rate, grid: grid)
+        }
+    }
+
+    @Test func constantAndLoopedBarsAreOneSection() {
+        // A one-bar loop and a 4-bar loop: nothing new ever starts.
+        for form in ["AAAAAAAA"] {
+            let features = StructureFixture.bars(form: form, noise: 0.01)
+            let edges = StructureFixture.edges(count: features.count)
+            let r = StructureAnalyzer().analyze(features, edges: edges)
+            StructureFixture.checkProperties(r, end: edges.last ?? 0, grid: edges)
+            #expect(r.sections.count == 1, "\(r.sections.map(\.start))")
+        }
+        let constant = StructureAnalyzer.BarFeatures(values: [Float](repeating: 0.3, count: 40 * 8), dimension: 8,
+                                                    energy: [Float](repeating: 1, count: 40))
+        let edges = StructureFixture.edges(count: 40)
+        let r = StructureAnalyzer().analyze(constant, edges: edges)
+        StructureFixture.checkProperties(r, end: 80, grid: edges)
+        #expect(r.sections.count == 1)
+    }
+
+    @Test func hostileInputIsSafe() {
+        let analyzer = StructureAnalyzer()
+        // NaN features.
+        let nan = StructureAnalyzer.BarFeatures(values: [Float](repeating: .nan, count: 16 * 4), dimension: 4,
+                                               energy: [Float](repeating: .nan, count: 16))
+        let edges = StructureFixture.edges(count: 16)
+        let r = analyzer.analyze(nan, edges: edges)
+        StructureFixture.checkProperties(r, end: 32, grid: edges)
+        #expect(r.sections.count == 1)
+        // No bars, one bar, mismatched counts, non-finite and unsorted edges, empty input.
+        #expect(analyzer.analyze(nan, edges: []).sections.isEmpty)
+        #expect(analyzer.analyze(nan, edges: [0, 2]).sections.count == 1)
+        #expect(analyzer.analyze(nan, edges: [0, 2, 4]).sections.count == 1)
+        let messy = analyzer.analyze(StructureFixture.bars(form: "AB", barsPerPart: 2),
+                                     edges: [0, .nan, 2, 1, 4, .infinity, 6, 8])
+        #expect(messy.sections.allSatisfy { $0.duration > 0 })
+        // Through the shared-features entry point: no rhythm, zero duration.
+        let features = SharedFeatures(configuration: FeatureConfiguration(), frameCount: 0, duration: 10)
+        let single = analyzer.analyze(features, rhythm: nil)
+        #expect(single.sections == [TimeRange(start: 0, duration: 10)])
+        #expect(single.phrases.count == 1 && single.segments.count == 1)
+        let empty = analyzer.analyze(SharedFeatures(configuration: FeatureConfiguration(), frameCount: 0, duration: 0),
+                                     rhythm: RhythmResult(beats: [], bars: [1, 2, 3], beatsPerMinute: nil))
+        #expect(empty.sections.isEmpty)
+        let oneBar = analyzer.analyze(features, rhythm: RhythmResult(beats: [], bars: [5], beatsPerMinute: nil))
+        #expect(oneBar.sections.count == 1)
+    }
+
+    @Test func oneHourBarGridIsBoundedAndFast() {
+        // 1 hour at 120 BPM 4/4: 1800 bars, parts of 8 bars cycling through 12 materials.
+        let form = String((0..<225).map { Character(UnicodeScalar(UInt8(65 + ($0 * 7) % 12))) })
+        let features = StructureFixture.bars(form: form, dimension: 26)
+        let edges = StructureFixture.edges(count: features.count)
+        #expect(features.count == 1800)
+        let clock = ContinuousClock()
+        var result: StructureResult?
+        let elapsed = clock.measure { result = StructureAnalyzer().analyze(features, edges: edges) }
+        guard let r = result else { Issue.record("no result"); return }
+        StructureFixture.checkProperties(r, end: 3600, grid: edges)
+        #expect(r.sections.count > 100)
+        #expect(elapsed < .seconds(20), "took \(elapsed)")
+    }
+
+    @Test func codableWithAndWithoutTheExtraFields() throws {
+        let r = StructureResult(sections: [TimeRange(start: 0, duration: 4)], segments: [TimeRange(start: 0, duration: 4)],
+                                phrases: [TimeRange(start: 0, duration: 4)], sectionLabels: ["A"], sectionFunctions: ["intro"])
+        let data = try JSONEncoder().encode(r)
+        let back = try JSONDecoder().decode(StructureResult.self, from: data)
+        #expect(back.sectionLabels == ["A"] && back.sectionFunctions == ["intro"])
+        let old = Data(#"{"sections":[{"start":0,"duration":4}],"segments":[],"phrases":[]}"#.utf8)
+        let decoded = try JSONDecoder().decode(StructureResult.self, from: old)
+        #expect(decoded.sectionLabels == nil && decoded.sectionFunctions == nil)
+        // The old three-argument initialiser still works.
+        #expect(StructureResult(sections: [], segments: [], phrases: []).sectionLabels == nil)
+    }
+
+    @Test func letters() {
+        #expect(StructureAnalyzer.letter(0) == "A")
+        #expect(StructureAnalyzer.letter(25) == "Z")
+        #expect(StructureAnalyzer.letter(26) == "AA")
+    }
+}
