@@ -66,14 +66,32 @@ import Testing
         #expect(!validator.validate(Data(#"{"schemaVersion":1,"source":{"path":"a"},"key":{"ranges":[{"range":{"start":0,"duration":1},"value":{"tonic":"h","mode":"major"}}]}}"#.utf8)).isEmpty)
     }
 
+    /// Extra optional fields the project adds to the shared contract (README, "Extra fields"):
+    /// section name and property name.
+    static let schemaExtras: [(section: String, property: String)] = [
+        ("structure", "sectionLabels"), ("structure", "sectionFunctions"),
+    ]
+
     @Test func schemaCopyMatchesSharedContract() throws {
-        // The project's copy must stay identical to the shared contract when it is present.
+        // The project's copy is the shared contract plus documented optional fields, none required.
         let here = URL(fileURLWithPath: #filePath)
         let shared = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/spec/report.schema.json")
         let copy = here.deletingLastPathComponent().appendingPathComponent("Resources/report.schema.json")
         guard FileManager.default.fileExists(atPath: shared.path) else { return }
-        #expect(try Data(contentsOf: shared) == Data(contentsOf: copy))
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: shared)) as? NSDictionary)
+        var ours = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: copy)) as? [String: Any])
+        var properties = try #require(ours["properties"] as? [String: Any])
+        for extra in Self.schemaExtras {
+            var section = try #require(properties[extra.section] as? [String: Any], "\(extra.section)")
+            var sectionProperties = try #require(section["properties"] as? [String: Any])
+            #expect(sectionProperties.removeValue(forKey: extra.property) != nil, "\(extra) documented but absent")
+            #expect(!((section["required"] as? [String]) ?? []).contains(extra.property), "\(extra) must stay optional")
+            section["properties"] = sectionProperties
+            properties[extra.section] = section
+        }
+        ours["properties"] = properties
+        #expect(NSDictionary(dictionary: ours).isEqual(to: original as? [AnyHashable: Any] ?? [:]))
     }
 
     @Test func sampleReportIsWrittenAgainByteForByte() throws {
