@@ -23,6 +23,10 @@ public struct AnalysisConfiguration: Sendable, Hashable {
     public var rhythm = RhythmAnalyzer.Configuration()
     /// Key estimation and the key timeline.
     public var key = KeyAnalyzer.Configuration()
+    /// Who plays when: vocal, drum, bass and other activity.
+    public var instrumentActivity = InstrumentActivityAnalyzer.Configuration()
+    /// How fast the music feels: perceived events per minute over time.
+    public var pace = PaceAnalyzer.Configuration()
 
     /// The defaults.
     public init() {}

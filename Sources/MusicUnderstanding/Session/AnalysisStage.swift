@@ -44,6 +44,8 @@ public enum AnalysisRegistry {
         LoudnessStage.self,
         RhythmStage.self,
         KeyStage.self,
+        InstrumentActivityStage.self,
+        PaceStage.self,
     ]
 
     /// The stage producing `type`, if this version has one.

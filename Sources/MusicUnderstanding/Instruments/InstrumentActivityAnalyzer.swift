@@ -1,0 +1,204 @@
+import Foundation
+
+/// Who plays when: for vocal, drum, bass and other (melodic/harmonic instruments that are
+/// neither bass nor vocal), an intensity curve at 10 values per second and the time ranges
+/// where the instrument is present.
+///
+/// Every detector works on the 10 Hz frames of ``ActivityFrames`` (harmonic / percussive /
+/// residual energies in the bands 0-120, 120-250, 250-2000, 2000-5000 and 5000-11 000 Hz, plus
+/// two timbre descriptors). Levels are in dB relative to the mix reference `G`, the 95th
+/// percentile over frames of the mix energy (all components, all bands), so a song mastered
+/// quieter is treated alike.
+///
+/// - **drum**: percussive energy (D. Fitzgerald, "Harmonic/percussive separation using median
+///   filtering", DAFx 2010, sec. 2; J. Driedger, M. Müller & S. Disch, "Extending
+///   harmonic-percussive separation of audio signals", ISMIR 2014, sec. 2, β = 2) summed over all
+///   bands and averaged over 0.5 s, compared with the percussive leakage a sustained tonal mix
+///   produces (a fixed share of its harmonic energy): the score is the dB excess.
+/// - **bass**: harmonic energy below 250 Hz over 0.5 s relative to the mix, minus the leakage
+///   of drums (the harmonic part of kick-drum tails, a share of the low percussive energy).
+/// - **other**: harmonic energy 250-5000 Hz over 0.5 s not explained by the bass's upper
+///   partials or by the vocal.
+/// - **vocal**: residual energy in 250-5000 Hz (singing, with its vibrato and formant
+///   transitions, falls into the residual of a β = 2 separation, sustained instruments into
+///   the harmonic part; Driedger et al. 2014, sec. 2-3) in excess of what the harmonic and
+///   percussive parts leak there, gated by the timbre features that separate singing from
+///   instruments in L. Lehner, G. Widmer & R. Sonnleitner, "On the reduction of false
+///   positives in singing voice detection", ICASSP 2014, sec. 3: vocal variance (spread of
+///   MFCCs 1-5 over 1 s) must be high and the voice band must not be spectrally flat (noise);
+///   noise is also rejected by requiring the residual to concentrate below 5 kHz.
+///
+/// Each score goes through a ``RangeTracker`` (hysteresis, gaps < 1 s bridged, ranges < 0.5 s
+/// dropped). Nothing is present in frames whose mix level is below
+/// ``Configuration/silenceLevel`` (relative to `G`) or below ``Configuration/absoluteFloor``.
+public struct InstrumentActivityAnalyzer: Sendable {
+    /// Settings of instrument activity, with documented defaults.
+    public struct Configuration: Sendable, Hashable {
+        /// Mix level below which nothing is present, dB relative to the mix reference `G`
+        /// (default −45).
+        public var silenceLevel: Float = -45
+        /// Absolute mix energy below which nothing is present, dB of normalised power (a
+        /// full-scale sine is about +2; default −70, i.e. digital near-silence).
+        public var absoluteFloor: Float = -70
+        /// Hysteresis on every detector score: a range opens at `onThreshold` dB and closes
+        /// below `offThreshold` dB (defaults 0 and −3).
+        public var onThreshold: Float = 0
+        /// See ``onThreshold``.
+        public var offThreshold: Float = -3
+        /// Gaps shorter than this are bridged, seconds (default 1).
+        public var bridgeSeconds: Double = 1
+        /// Ranges shorter than this are dropped, seconds (default 0.5).
+        public var minimumDuration: Double = 0.5
+        /// Level, dB relative to `G`, that the intensity curve maps to 0 (default −40); 0 dB
+        /// maps to 1, linearly in dB in between.
+        public var curveFloor: Float = -40
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The settings.
+    public var configuration: Configuration
+
+    /// Creates an analyzer.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// Per-frame detector levels (dB re `G`) and scores (dB above the detector's threshold).
+    struct Detection {
+        var level: [InstrumentActivityResult.Instrument: [Float]] = [:]
+        var score: [InstrumentActivityResult.Instrument: [Float]] = [:]
+    }
+
+    /// Analyses the shared features; every instrument has a key (empty arrays when absent).
+    public func analyze(_ features: SharedFeatures) -> InstrumentActivityResult {
+        let frames = ActivityFrames(features: features)
+        let detection = detect(frames)
+        let duration = features.duration.isFinite ? max(0, features.duration) : 0
+        let tracker = RangeTracker(on: configuration.onThreshold, off: configuration.offThreshold,
+                                   bridge: configuration.bridgeSeconds, minimumDuration: configuration.minimumDuration)
+        var ranges: [InstrumentActivityResult.Instrument: [TimeRange]] = [:]
+        var activity: [InstrumentActivityResult.Instrument: [MusicUnderstandingSession.TimedValue<Float>]] = [:]
+        let floor = min(-1, configuration.curveFloor)
+        for instrument in InstrumentActivityResult.Instrument.allCases {
+            let score = detection.score[instrument] ?? []
+            let level = detection.level[instrument] ?? []
+            let mask = tracker.mask(score, rate: ActivityFrames.rate)
+            ranges[instrument] = RangeTracker.ranges(of: mask, rate: ActivityFrames.rate, duration: duration)
+            var curve: [MusicUnderstandingSession.TimedValue<Float>] = []
+            curve.reserveCapacity(frames.count)
+            for i in 0..<frames.count {
+                var v: Float = 0
+                if i < mask.count, mask[i], i < level.count, level[i].isFinite {
+                    v = min(1, max(0, (level[i] - floor) / -floor))
+                }
+                curve.append(.init(time: Double(i) / ActivityFrames.rate, value: v))
+            }
+            activity[instrument] = curve
+        }
+        return InstrumentActivityResult(ranges: ranges, activity: activity)
+    }
+
+    /// The detector levels and scores of every frame.
+    func detect(_ frames: ActivityFrames) -> Detection {
+        let n = frames.count
+        var detection = Detection()
+        guard frames.bands > 0, n > 0 else {
+            for instrument in InstrumentActivityResult.Instrument.allCases {
+                detection.level[instrument] = [Float](repeating: -.infinity, count: n)
+                detection.score[instrument] = [Float](repeating: -.infinity, count: n)
+            }
+            return detection
+        }
+        let e = frames.edges
+        func bands(from lo: Double, to hi: Double) -> Range<Int> {
+            let first = (0..<frames.bands).first { e[$0 + 1] > lo } ?? frames.bands
+            let last = (0..<frames.bands).last { e[$0] < hi } ?? -1
+            return first..<max(first, last + 1)
+        }
+        let all = 0..<frames.bands
+        let low = bands(from: 0, to: 250)
+        let mid = bands(from: 250, to: 5000)
+        let high = bands(from: 5000, to: 100_000)
+
+        var mix = [Float](repeating: 0, count: n)
+        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, pMid = mix, rHigh = mix
+        for f in 0..<n {
+            hAll[f] = frames.sum(frames.harmonic, bands: all, frame: f)
+            pAll[f] = frames.sum(frames.percussive, bands: all, frame: f)
+            let rAll = frames.sum(frames.residual, bands: all, frame: f)
+            mix[f] = hAll[f] + pAll[f] + rAll
+            hLow[f] = frames.sum(frames.harmonic, bands: low, frame: f)
+            pLow[f] = frames.sum(frames.percussive, bands: low, frame: f)
+            hMid[f] = frames.sum(frames.harmonic, bands: mid, frame: f)
+            rMid[f] = frames.sum(frames.residual, bands: mid, frame: f)
+            pMid[f] = frames.sum(frames.percussive, bands: mid, frame: f)
+            rHigh[f] = frames.sum(frames.residual, bands: high, frame: f)
+        }
+        let mixDB = mix.map { Smoothing.dB($0) }
+        let reference = Smoothing.quantile(mixDB, 0.95) ?? -120
+        let half = 2  // 0.5 s averages
+        let mixS = Smoothing.movingAverage(mix, half: half)
+        let audible: [Bool] = (0..<n).map { f in
+            let l = Smoothing.dB(mixS[f])
+            return l >= configuration.absoluteFloor && l - reference >= configuration.silenceLevel
+        }
+        let pS = Smoothing.movingAverage(pAll, half: half)
+        let hS = Smoothing.movingAverage(hAll, half: half)
+        let hLowS = Smoothing.movingAverage(hLow, half: half)
+        let pLowS = Smoothing.movingAverage(pLow, half: half)
+        let hMidS = Smoothing.movingAverage(hMid, half: half)
+        let rMidS = Smoothing.movingAverage(rMid, half: half)
+        let pMidS = Smoothing.movingAverage(pMid, half: half)
+        let rHighS = Smoothing.movingAverage(rHigh, half: half)
+
+        var levels: [InstrumentActivityResult.Instrument: [Float]] = [:]
+        var scores: [InstrumentActivityResult.Instrument: [Float]] = [:]
+        for instrument in InstrumentActivityResult.Instrument.allCases {
+            levels[instrument] = [Float](repeating: -.infinity, count: n)
+            scores[instrument] = [Float](repeating: -.infinity, count: n)
+        }
+        var dL = [Float](repeating: -.infinity, count: n), dS = dL, bL = dL, bS = dL, oL = dL, oS = dL, vL = dL, vS = dL
+        for f in 0..<n {
+            // Drum: percussive energy against the percussive leakage of tonal sounds.
+            let drumLevel = Smoothing.dB(pS[f]) - reference
+            dL[f] = drumLevel
+            // Bass: low harmonic energy against kick-drum tails.
+            let bass = max(0, hLowS[f] - 0.5 * pLowS[f])
+            bL[f] = Smoothing.dB(bass) - reference
+            // Vocal: mid residual beyond the leakage of harmonic and percussive parts.
+            let vocal = max(0, rMidS[f] - 0.15 * hMidS[f] - 0.5 * pMidS[f])
+            vL[f] = Smoothing.dB(vocal) - reference
+            // Other: mid harmonic energy.
+            let other = max(0, hMidS[f] - 0.2 * hLowS[f])
+            oL[f] = Smoothing.dB(other) - reference
+            guard audible[f] else { continue }
+            dS[f] = Smoothing.dB(pS[f]) - Smoothing.dB(0.1 * hS[f] + 1e-9) - 0
+            bS[f] = bL[f] + 35
+            oS[f] = oL[f] + 35
+            let concentration = Smoothing.dB(rMidS[f]) - Smoothing.dB(rHighS[f])
+            let timbreOK = frames.mfccSpread[f] > 0.15 && frames.flatness[f] < 0.5 && concentration > 6
+            vS[f] = timbreOK ? vL[f] + 30 : -.infinity
+        }
+        levels[.drum] = dL; scores[.drum] = dS
+        levels[.bass] = bL; scores[.bass] = bS
+        levels[.other] = oL; scores[.other] = oS
+        levels[.vocal] = vL; scores[.vocal] = vS
+        detection.level = levels
+        detection.score = scores
+        if let path = ProcessInfo.processInfo.environment["CADENZA_ACTIVITY_DUMP"], !path.isEmpty {
+            var text = "t,ref,mix,h0,h1,h2,h3,h4,p0,p1,p2,p3,p4,r0,r1,r2,r3,r4,spread,flat\n"
+            for f in 0..<n {
+                var row = [String(format: "%.1f", Double(f) / 10), String(format: "%.2f", reference), String(format: "%.2f", mixDB[f])]
+                for comp in [frames.harmonic, frames.percussive, frames.residual] {
+                    for k in 0..<frames.bands { row.append(String(format: "%.2f", Smoothing.dB(comp[f * frames.bands + k]))) }
+                }
+                row.append(String(format: "%.4f", frames.mfccSpread[f]))
+                row.append(String(format: "%.4f", frames.flatness[f]))
+                text += row.joined(separator: ",") + "\n"
+            }
+            try? text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        return detection
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// How fast the music feels over time, in perceived events per minute.
+///
+/// Perceived speed follows the rate of salient events more than the notated tempo: with the
+/// tempo fixed, listeners judge denser rhythms faster, and the tempo level they tap is itself
+/// chosen among the metrical levels the events articulate (G. Madison & J. Paulin, "Ratings of
+/// speed in real music as a function of both original and manipulated beat tempo", JASA 128(5),
+/// 2010, sec. IV: speed ratings rise with tempo and event density explains much of the rest).
+/// The pace of a span is therefore its **event density**:
+///
+/// ```
+/// pace = 60 × (Σ_events w_e) / (span seconds)        [events per minute]
+/// ```
+///
+/// where the events are the peaks of the broadband onset strength (SuperFlux, shared with
+/// rhythm) that are local maxima over ±``Configuration/mergeSeconds`` (onsets closer than
+/// 50 ms fuse into one perceived event) and exceed both an adaptive threshold (the mean
+/// strength over ±0.5 s times ``Configuration/localFactor``) and a salience floor
+/// (``Configuration/salienceFloor`` × the 95th-percentile peak strength of the whole input);
+/// `w_e` is 1 for an event in an audible frame and 0 in frames quieter than
+/// ``Configuration/silenceLevel`` dB below the loudest (so fade-outs and silences have pace 0).
+///
+/// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
+/// default: phrase resolution without the noise of single bars); without bars, fixed windows
+/// of ``Configuration/windowSeconds``. The first span starts at 0 and the last ends at the
+/// duration, so the ranges are contiguous and cover the input.
+public struct PaceAnalyzer: Sendable {
+    /// Settings of pace, with documented defaults.
+    public struct Configuration: Sendable, Hashable {
+        /// Bars per range when the rhythm analysis found bars (default 2).
+        public var barsPerRange: Int = 2
+        /// Range length when there are no bars, seconds (default 5).
+        public var windowSeconds: Double = 5
+        /// Onset peaks within this distance fuse into one event, seconds (default 0.05).
+        public var mergeSeconds: Double = 0.05
+        /// An event's onset strength must exceed this factor times the mean strength over
+        /// ±0.5 s (default 1.3).
+        public var localFactor: Float = 1.3
+        /// An event's onset strength must exceed this share of the 95th-percentile peak
+        /// strength of the input (default 0.1).
+        public var salienceFloor: Float = 0.1
+        /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)
+        /// below the 95th percentile count no events (default 40).
+        public var silenceLevel: Float = 40
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The settings.
+    public var configuration: Configuration
+
+    /// Creates an analyzer.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The event times (seconds) found in the onset features.
+    func events(_ onset: OnsetFeatures) -> [Double] {
+        let s = onset.strength.map { $0.isFinite ? max(0, $0) : 0 }
+        let n = s.count
+        let rate = onset.frameRate
+        guard n > 2, rate.isFinite, rate > 0 else { return [] }
+        let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
+        let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
+        // Candidate peaks: local maxima over ±merge frames.
+        var peaks: [Int] = []
+        for i in 0..<n where s[i] > 0 {
+            var isMax = true
+            for k in max(0, i - merge)...min(n - 1, i + merge) where k != i {
+                if s[k] > s[i] || (s[k] == s[i] && k < i) { isMax = false; break }
+            }
+            if isMax { peaks.append(i) }
+        }
+        let reference = Smoothing.quantile(peaks.map { s[$0] }, 0.95) ?? 0
+        guard reference > 0 else { return [] }
+        // Audible frames from the log frame energy (log10 scale, ×10 for dB).
+        let energy = onset.energy
+        let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
+        return peaks.compactMap { i in
+            guard s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
+            if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
+            return Double(i) / rate
+        }
+    }
+
+    /// Range boundaries: groups of bars, or fixed windows; from 0 to `duration`.
+    func boundaries(duration: Double, rhythm: RhythmResult?) -> [Double] {
+        guard duration.isFinite, duration > 0 else { return [] }
+        let bars = (rhythm?.bars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
+        var edges: [Double] = [0]
+        let group = max(1, configuration.barsPerRange)
+        if bars.count >= 2 {
+            var k = 0
+            // The lead-in before the first bar joins the first group when short.
+            if bars[0] >= 1 { edges.append(bars[0]) }
+            while k + group < bars.count {
+                k += group
+                edges.append(bars[k])
+            }
+            // The last group runs to the end, merged when the tail is under one bar.
+            let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
+            if let last = edges.last, duration - last < max(0.5, barLength), edges.count > 1 { edges.removeLast() }
+        } else {
+            let w = max(0.5, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
+            var t = w
+            while t < duration - 0.5 * w { edges.append(t); t += w }
+        }
+        var distinct: [Double] = []
+        for t in edges where distinct.last.map({ t > $0 + 1e-6 }) ?? true { distinct.append(t) }
+        distinct.append(duration)
+        return distinct
+    }
+
+    /// Analyses the onset features, with the bars of `rhythm` when it found any.
+    public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> PaceResult {
+        let duration = features.duration.isFinite ? max(0, features.duration) : 0
+        let edges = boundaries(duration: duration, rhythm: rhythm)
+        guard edges.count >= 2 else { return PaceResult(ranges: []) }
+        let times = features.onset.map(events) ?? []
+        var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []
+        var j = 0
+        for r in 0..<(edges.count - 1) {
+            let a = edges[r], b = edges[r + 1]
+            var count = 0
+            while j < times.count && times[j] < a { j += 1 }
+            var k = j
+            while k < times.count && times[k] < b { count += 1; k += 1 }
+            let pace = b > a ? 60 * Double(count) / (b - a) : 0
+            ranges.append(.init(range: TimeRange(start: a, end: b), value: (pace * 10).rounded() / 10))
+        }
+        return PaceResult(ranges: ranges)
+    }
+}
