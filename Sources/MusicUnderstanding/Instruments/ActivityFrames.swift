@@ -26,12 +26,19 @@ struct ActivityFrames {
     /// Spectral flatness of the mel bands between 250 and 5000 Hz (geometric over arithmetic
     /// mean of the linear band energies, 0...1); 1 when mel bands are absent.
     var flatness: [Float]
+    /// Pitch motion of the partials, cents per 23 ms (``PitchFluctuationFeatures``); 0 when absent.
+    var fluctuation: [Float]
+    /// Share of tonal subband comparisons (``PitchFluctuationFeatures/tonalShare``); 0 when absent.
+    var tonalShare: [Float]
 
     /// Resamples `features`; `duration` fixes the number of frames (at most 3 h × 36 000 / h).
     init(features: SharedFeatures) {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
         let n = Int(min(Double(Int32.max), (duration * Self.rate).rounded(.up)))
         count = n
+        let pf = features.pitchFluctuation
+        fluctuation = (0..<n).map { i in pf.flatMap { i < $0.fluctuation.count ? $0.fluctuation[i] : nil } ?? 0 }
+        tonalShare = (0..<n).map { i in pf.flatMap { i < $0.tonalShare.count ? $0.tonalShare[i] : nil } ?? 0 }
         guard let hp = features.harmonicPercussive, hp.bandCount > 0, hp.frameRate.isFinite, hp.frameRate > 0 else {
             bands = 0
             edges = []

@@ -52,6 +52,29 @@ public struct InstrumentActivityAnalyzer: Sendable {
         /// Level, dB relative to `G`, that the intensity curve maps to 0 (default −40); 0 dB
         /// maps to 1, linearly in dB in between.
         public var curveFloor: Float = -40
+        /// Drum: percussive over harmonic energy (all bands, 0.5 s means) at which drums are
+        /// present, dB (default −13: sustained tones and chord changes stay below about −15 dB,
+        /// a drum kit under a full mix above about −12 dB).
+        public var drumPercussiveRatio: Float = -13
+        /// Bass: harmonic energy below 250 Hz (less half the low percussive energy) at which the
+        /// bass is present, dB relative to `G` (default −25).
+        public var bassLevel: Float = -25
+        /// Other: harmonic energy 250-5000 Hz (less a fifth of the energy below 250 Hz, the bass's
+        /// upper partials) at which other instruments are present, dB relative to `G` (default −35).
+        public var otherLevel: Float = -35
+        /// Vocal: residual energy 250-5000 Hz at which a voice-like frame is vocal, dB relative
+        /// to `G` (default −24: a voice in the foreground).
+        public var vocalResidualLevel: Float = -24
+        /// Vocal: minimum pitch motion of the partials, cents per 23 ms, median over 1 s
+        /// (default 1.5: held instrument notes give under 1, singing 1.5-4).
+        public var vocalPitchMotion: Float = 1.5
+        /// Vocal: minimum share of tonal subband comparisons (``PitchFluctuationFeatures``), mean
+        /// over 1 s (default 0.6: dense noisy or distorted textures, whose "motion" is noise,
+        /// stay below).
+        public var vocalTonalShare: Float = 0.6
+        /// Vocal: maximum residual over harmonic energy in 250-5000 Hz, dB (default −4: above
+        /// it the band is noise-like, not a voice over instruments).
+        public var vocalMaximumResidualRatio: Float = -4
         /// The defaults.
         public init() {}
     }
@@ -119,10 +142,9 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let all = 0..<frames.bands
         let low = bands(from: 0, to: 250)
         let mid = bands(from: 250, to: 5000)
-        let high = bands(from: 5000, to: 100_000)
 
         var mix = [Float](repeating: 0, count: n)
-        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, pMid = mix, rHigh = mix
+        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix
         for f in 0..<n {
             hAll[f] = frames.sum(frames.harmonic, bands: all, frame: f)
             pAll[f] = frames.sum(frames.percussive, bands: all, frame: f)
@@ -132,8 +154,6 @@ public struct InstrumentActivityAnalyzer: Sendable {
             pLow[f] = frames.sum(frames.percussive, bands: low, frame: f)
             hMid[f] = frames.sum(frames.harmonic, bands: mid, frame: f)
             rMid[f] = frames.sum(frames.residual, bands: mid, frame: f)
-            pMid[f] = frames.sum(frames.percussive, bands: mid, frame: f)
-            rHigh[f] = frames.sum(frames.residual, bands: high, frame: f)
         }
         let mixDB = mix.map { Smoothing.dB($0) }
         let reference = Smoothing.quantile(mixDB, 0.95) ?? -120
@@ -149,8 +169,6 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let pLowS = Smoothing.movingAverage(pLow, half: half)
         let hMidS = Smoothing.movingAverage(hMid, half: half)
         let rMidS = Smoothing.movingAverage(rMid, half: half)
-        let pMidS = Smoothing.movingAverage(pMid, half: half)
-        let rHighS = Smoothing.movingAverage(rHigh, half: half)
 
         var levels: [InstrumentActivityResult.Instrument: [Float]] = [:]
         var scores: [InstrumentActivityResult.Instrument: [Float]] = [:]
@@ -158,27 +176,28 @@ public struct InstrumentActivityAnalyzer: Sendable {
             levels[instrument] = [Float](repeating: -.infinity, count: n)
             scores[instrument] = [Float](repeating: -.infinity, count: n)
         }
+        // Pitch motion: median over ±0.5 s (robust to single onsets); tonal share: mean over ±0.5 s.
+        let motion = Smoothing.movingMedian(frames.fluctuation, half: 5)
+        let tonal = Smoothing.movingAverage(frames.tonalShare, half: 5)
+        let c = configuration
         var dL = [Float](repeating: -.infinity, count: n), dS = dL, bL = dL, bS = dL, oL = dL, oS = dL, vL = dL, vS = dL
         for f in 0..<n {
-            // Drum: percussive energy against the percussive leakage of tonal sounds.
-            let drumLevel = Smoothing.dB(pS[f]) - reference
-            dL[f] = drumLevel
-            // Bass: low harmonic energy against kick-drum tails.
-            let bass = max(0, hLowS[f] - 0.5 * pLowS[f])
-            bL[f] = Smoothing.dB(bass) - reference
-            // Vocal: mid residual beyond the leakage of harmonic and percussive parts.
-            let vocal = max(0, rMidS[f] - 0.15 * hMidS[f] - 0.5 * pMidS[f])
-            vL[f] = Smoothing.dB(vocal) - reference
-            // Other: mid harmonic energy.
-            let other = max(0, hMidS[f] - 0.2 * hLowS[f])
-            oL[f] = Smoothing.dB(other) - reference
+            // Drum: percussive energy, and its excess over the percussive leakage of tonal sounds.
+            dL[f] = Smoothing.dB(pS[f]) - reference
+            // Bass: low harmonic energy beyond the harmonic part of kick-drum tails.
+            bL[f] = Smoothing.dB(max(0, hLowS[f] - 0.5 * pLowS[f])) - reference
+            // Vocal: mid-band residual.
+            vL[f] = Smoothing.dB(rMidS[f]) - reference
+            // Other: mid harmonic energy beyond the upper partials of the bass.
+            oL[f] = Smoothing.dB(max(0, hMidS[f] - 0.2 * hLowS[f])) - reference
             guard audible[f] else { continue }
-            dS[f] = Smoothing.dB(pS[f]) - Smoothing.dB(0.1 * hS[f] + 1e-9) - 0
-            bS[f] = bL[f] + 35
-            oS[f] = oL[f] + 35
-            let concentration = Smoothing.dB(rMidS[f]) - Smoothing.dB(rHighS[f])
-            let timbreOK = frames.mfccSpread[f] > 0.15 && frames.flatness[f] < 0.5 && concentration > 6
-            vS[f] = timbreOK ? vL[f] + 30 : -.infinity
+            dS[f] = Smoothing.dB(pS[f]) - Smoothing.dB(hS[f]) - c.drumPercussiveRatio
+            bS[f] = bL[f] - c.bassLevel
+            oS[f] = oL[f] - c.otherLevel
+            let residualOverHarmonic = Smoothing.dB(rMidS[f]) - Smoothing.dB(hMidS[f])
+            let voiceLike = motion[f] >= c.vocalPitchMotion && tonal[f] >= c.vocalTonalShare
+                && residualOverHarmonic <= c.vocalMaximumResidualRatio
+            vS[f] = voiceLike ? vL[f] - c.vocalResidualLevel : -.infinity
         }
         levels[.drum] = dL; scores[.drum] = dS
         levels[.bass] = bL; scores[.bass] = bS
@@ -187,7 +206,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
         detection.level = levels
         detection.score = scores
         if let path = ProcessInfo.processInfo.environment["CADENZA_ACTIVITY_DUMP"], !path.isEmpty {
-            var text = "t,ref,mix,h0,h1,h2,h3,h4,p0,p1,p2,p3,p4,r0,r1,r2,r3,r4,spread,flat\n"
+            var text = "t,ref,mix,h0,h1,h2,h3,h4,p0,p1,p2,p3,p4,r0,r1,r2,r3,r4,spread,flat,fluct,tonal\n"
             for f in 0..<n {
                 var row = [String(format: "%.1f", Double(f) / 10), String(format: "%.2f", reference), String(format: "%.2f", mixDB[f])]
                 for comp in [frames.harmonic, frames.percussive, frames.residual] {
@@ -195,6 +214,8 @@ public struct InstrumentActivityAnalyzer: Sendable {
                 }
                 row.append(String(format: "%.4f", frames.mfccSpread[f]))
                 row.append(String(format: "%.4f", frames.flatness[f]))
+                row.append(String(format: "%.3f", frames.fluctuation[f]))
+                row.append(String(format: "%.3f", frames.tonalShare[f]))
                 text += row.joined(separator: ",") + "\n"
             }
             try? text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -2,7 +2,7 @@
 /// the mel bands and MFCCs (timbre) and the onset curves of the shared STFT.
 public enum InstrumentActivityStage: AnalysisStage {
     public static let type = AnalysisType.instrumentActivity
-    public static let features: Set<Feature> = [.harmonicPercussive, .melBands, .onset]
+    public static let features: Set<Feature> = [.harmonicPercussive, .melBands, .onset, .pitchFluctuation]
     public static let dependencies: Set<AnalysisType> = []
     public static var output: WritableKeyPath<SessionResult, InstrumentActivityResult?> { \.instrumentActivity }
 

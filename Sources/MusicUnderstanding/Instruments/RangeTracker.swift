@@ -107,6 +107,23 @@ enum Smoothing {
         return out
     }
 
+    /// Centred moving median over `2 * half + 1` values (fewer at the edges); for an even
+    /// count the upper middle value.
+    static func movingMedian(_ x: [Float], half: Int) -> [Float] {
+        let n = x.count
+        guard n > 0, half > 0 else { return x }
+        var out = [Float](repeating: 0, count: n)
+        var window: [Float] = []
+        window.reserveCapacity(2 * half + 1)
+        for i in 0..<n {
+            window.removeAll(keepingCapacity: true)
+            for k in max(0, i - half)..<min(n, i + half + 1) { window.append(x[k].isFinite ? x[k] : 0) }
+            window.sort()
+            out[i] = window[window.count / 2]
+        }
+        return out
+    }
+
     /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.
     static func quantile(_ x: [Float], _ q: Double) -> Float? {
         let v = x.filter { $0.isFinite }.sorted()
