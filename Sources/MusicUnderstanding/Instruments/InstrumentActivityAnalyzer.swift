@@ -56,9 +56,11 @@ public struct InstrumentActivityAnalyzer: Sendable {
         /// present, dB (default −13: sustained tones and chord changes stay below about −15 dB,
         /// a drum kit under a full mix above about −12 dB).
         public var drumPercussiveRatio: Float = -13
-        /// Bass: harmonic energy below 250 Hz (less half the low percussive energy) at which the
-        /// bass is present, dB relative to `G` (default −25).
-        public var bassLevel: Float = -25
+        /// Bass: sustained harmonic energy below 120 Hz (median over ±0.2 s) at which the bass is
+        /// present, dB relative to `G` (default −35). The bass must also be steady (that median
+        /// within 10 dB of the maximum, which a kick drum's decaying tail is not) and harmonic
+        /// below 250 Hz at least as much as percussive.
+        public var bassLevel: Float = -35
         /// Other: harmonic energy 250-5000 Hz (less a fifth of the energy below 250 Hz, the bass's
         /// upper partials) at which other instruments are present, dB relative to `G` (default −35).
         public var otherLevel: Float = -35
@@ -68,6 +70,10 @@ public struct InstrumentActivityAnalyzer: Sendable {
         /// Vocal: minimum pitch motion of the partials, cents per 23 ms, median over 1 s
         /// (default 1.5: held instrument notes give under 1, singing 1.5-4).
         public var vocalPitchMotion: Float = 1.5
+        /// Vocal: pitch motion (cents per 23 ms, median over 1 s) above which a tonal foreground
+        /// counts as vocal through its harmonic energy 250-5000 Hz alone (default 6: vibrato of
+        /// ±0.5 semitone at 5.5 Hz gives about 15; instrument notes stay under 2).
+        public var vocalVibratoMotion: Float = 6
         /// Vocal: minimum share of tonal subband comparisons (``PitchFluctuationFeatures``), mean
         /// over 1 s (default 0.6: dense noisy or distorted textures, whose "motion" is noise,
         /// stay below).
@@ -141,16 +147,18 @@ public struct InstrumentActivityAnalyzer: Sendable {
         }
         let all = 0..<frames.bands
         let low = bands(from: 0, to: 250)
+        let sub = bands(from: 0, to: 120)
         let mid = bands(from: 250, to: 5000)
 
         var mix = [Float](repeating: 0, count: n)
-        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix
+        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, hSub = mix
         for f in 0..<n {
             hAll[f] = frames.sum(frames.harmonic, bands: all, frame: f)
             pAll[f] = frames.sum(frames.percussive, bands: all, frame: f)
             let rAll = frames.sum(frames.residual, bands: all, frame: f)
             mix[f] = hAll[f] + pAll[f] + rAll
             hLow[f] = frames.sum(frames.harmonic, bands: low, frame: f)
+            hSub[f] = frames.sum(frames.harmonic, bands: sub, frame: f)
             pLow[f] = frames.sum(frames.percussive, bands: low, frame: f)
             hMid[f] = frames.sum(frames.harmonic, bands: mid, frame: f)
             rMid[f] = frames.sum(frames.residual, bands: mid, frame: f)
@@ -178,26 +186,38 @@ public struct InstrumentActivityAnalyzer: Sendable {
         }
         // Pitch motion: median over ±0.5 s (robust to single onsets); tonal share: mean over ±0.5 s.
         let motion = Smoothing.movingMedian(frames.fluctuation, half: 5)
+        // Bass stability: the median over ±0.2 s of the harmonic energy below 120 Hz, and its maximum.
+        let subMedian = Smoothing.movingMedian(hSub, half: 2)
+        let subMaximum = Smoothing.movingMaximum(hSub, half: 2)
         let tonal = Smoothing.movingAverage(frames.tonalShare, half: 5)
         let c = configuration
         var dL = [Float](repeating: -.infinity, count: n), dS = dL, bL = dL, bS = dL, oL = dL, oS = dL, vL = dL, vS = dL
         for f in 0..<n {
             // Drum: percussive energy, and its excess over the percussive leakage of tonal sounds.
             dL[f] = Smoothing.dB(pS[f]) - reference
-            // Bass: low harmonic energy beyond the harmonic part of kick-drum tails.
-            bL[f] = Smoothing.dB(max(0, hLowS[f] - 0.5 * pLowS[f])) - reference
+            // Bass: sustained harmonic energy below 120 Hz (bass fundamentals).
+            bL[f] = Smoothing.dB(subMedian[f]) - reference
             // Vocal: mid-band residual.
             vL[f] = Smoothing.dB(rMidS[f]) - reference
             // Other: mid harmonic energy beyond the upper partials of the bass.
             oL[f] = Smoothing.dB(max(0, hMidS[f] - 0.2 * hLowS[f])) - reference
             guard audible[f] else { continue }
             dS[f] = Smoothing.dB(pS[f]) - Smoothing.dB(hS[f]) - c.drumPercussiveRatio
-            bS[f] = bL[f] - c.bassLevel
+            // Sustained (median within 10 dB of the maximum over ±0.2 s: not a kick's decaying
+            // tail) and harmonic rather than percussive below 250 Hz.
+            let steadiness = Smoothing.dB(subMedian[f]) - Smoothing.dB(subMaximum[f]) + 10
+            let lowHarmonicOverPercussive = Smoothing.dB(hLowS[f]) - Smoothing.dB(pLowS[f])
+            bS[f] = min(bL[f] - c.bassLevel, steadiness, lowHarmonicOverPercussive)
             oS[f] = oL[f] - c.otherLevel
             let residualOverHarmonic = Smoothing.dB(rMidS[f]) - Smoothing.dB(hMidS[f])
             let voiceLike = motion[f] >= c.vocalPitchMotion && tonal[f] >= c.vocalTonalShare
                 && residualOverHarmonic <= c.vocalMaximumResidualRatio
             vS[f] = voiceLike ? vL[f] - c.vocalResidualLevel : -.infinity
+            // Strong vibrato or glides of a tonal foreground: a voice whose partials stay in the
+            // harmonic part (slow vibrato of low partials moves less than a bin).
+            if motion[f] >= c.vocalVibratoMotion && tonal[f] >= c.vocalTonalShare {
+                vS[f] = max(vS[f], Smoothing.dB(hMidS[f]) - reference - c.vocalResidualLevel)
+            }
         }
         levels[.drum] = dL; scores[.drum] = dS
         levels[.bass] = bL; scores[.bass] = bS

@@ -7,19 +7,24 @@ import Foundation
 /// chosen among the metrical levels the events articulate (G. Madison & J. Paulin, "Ratings of
 /// speed in real music as a function of both original and manipulated beat tempo", JASA 128(5),
 /// 2010, sec. IV: speed ratings rise with tempo and event density explains much of the rest).
-/// The pace of a span is therefore its **event density**:
+/// The pace of a span is therefore its **event density on the tapped beat's grid**:
 ///
 /// ```
-/// pace = 60 × (Σ_events w_e) / (span seconds)        [events per minute]
+/// pace = 60 × (occupied grid slots + events outside the beats) / (span seconds)   [events per minute]
 /// ```
 ///
-/// where the events are the peaks of the broadband onset strength (SuperFlux, shared with
-/// rhythm) that are local maxima over ±``Configuration/mergeSeconds`` (onsets closer than
-/// 50 ms fuse into one perceived event) and exceed both an adaptive threshold (the mean
-/// strength over ±0.5 s times ``Configuration/localFactor``) and a salience floor
-/// (``Configuration/salienceFloor`` × the 95th-percentile peak strength of the whole input);
-/// `w_e` is 1 for an event in an audible frame and 0 in frames quieter than
-/// ``Configuration/silenceLevel`` dB below the loudest (so fade-outs and silences have pace 0).
+/// 1. Events: peaks of the broadband onset strength (SuperFlux, shared with rhythm) that are
+///    local maxima over ±``Configuration/mergeSeconds`` (onsets closer than 50 ms fuse into one
+///    perceived event) and exceed both the mean strength over ±0.5 s times
+///    ``Configuration/localFactor`` and a salience floor, ``Configuration/salienceFloor`` × the
+///    95th-percentile peak strength of the whole input (the loudness weighting: an event
+///    counts 1 when it is salient against the loudest events, 0 otherwise); events in frames
+///    more than ``Configuration/silenceLevel`` dB below the loudest count 0.
+/// 2. Grid: the beats of the rhythm analysis are the metrical level listeners tap; each beat
+///    is cut into ``Configuration/slotsPerBeat`` slots (sixteenths), every event snaps to the
+///    nearest slot and a slot counts once however many instruments strike in it (the
+///    simultaneous onsets of a chord and a kick are one event). A steady eighth-note texture
+///    at 120 BPM is thus 240 events per minute, a chord per bar at 120 BPM in 4/4 is 30.
 ///
 /// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
 /// default: phrase resolution without the noise of single bars); without bars, fixed windows
@@ -35,11 +40,21 @@ public struct PaceAnalyzer: Sendable {
         /// Onset peaks within this distance fuse into one event, seconds (default 0.05).
         public var mergeSeconds: Double = 0.05
         /// An event's onset strength must exceed this factor times the mean strength over
-        /// ±0.5 s (default 1.3).
-        public var localFactor: Float = 1.3
+        /// ±0.5 s (default 1: above the local average).
+        public var localFactor: Float = 1
         /// An event's onset strength must exceed this share of the 95th-percentile peak
-        /// strength of the input (default 0.1).
-        public var salienceFloor: Float = 0.1
+        /// strength of the input (default 0.085: soft notes of a sparse intro count, reverb
+        /// and whitening noise do not).
+        public var salienceFloor: Float = 0.085
+        /// Grid slots per beat that events snap to (default 4, sixteenth notes of the tapped
+        /// beat); 0 or 1 disables the grid below the beat. Events in the same slot are one.
+        public var slotsPerBeat: Int = 4
+        /// Absolute minimum onset strength of an event (default 0.5; music's onset peaks are
+        /// 3-40, a steady tone's whitened noise floor stays far below).
+        public var minimumStrength: Float = 0.5
+        /// Onset peaks of the log-compressed flux precede the sounding onset; this is added
+        /// before snapping, seconds (default 0.025, as measured for rhythm's latency).
+        public var latency: Double = 0.025
         /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)
         /// below the 95th percentile count no events (default 40).
         public var silenceLevel: Float = 40
@@ -78,10 +93,42 @@ public struct PaceAnalyzer: Sendable {
         let energy = onset.energy
         let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
         return peaks.compactMap { i in
-            guard s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
+            guard s[i] >= configuration.minimumStrength, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
             if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
             return Double(i) / rate
         }
+    }
+
+    /// Snaps the events between the first and last beat to a grid of ``Configuration/slotsPerBeat``
+    /// slots per beat (nearest slot, after adding ``Configuration/latency``) and keeps one event
+    /// per occupied slot, at the slot time; events outside the beats stay as they are.
+    func quantised(_ times: [Double], beats: [Double]) -> [Double] {
+        let k = configuration.slotsPerBeat
+        let beats = beats.filter { $0.isFinite }.sorted()
+        guard k >= 1, beats.count >= 2 else { return times }
+        var slots: [Double] = []
+        slots.reserveCapacity((beats.count - 1) * k)
+        for i in 0..<(beats.count - 1) where beats[i + 1] > beats[i] {
+            for j in 0..<k { slots.append(beats[i] + (beats[i + 1] - beats[i]) * Double(j) / Double(k)) }
+        }
+        guard let firstSlot = slots.first, let lastBeat = beats.last else { return times }
+        let shift = configuration.latency.isFinite ? configuration.latency : 0
+        var out: [Double] = []
+        var occupied = Set<Int>()
+        for raw in times {
+            let t = raw + shift
+            guard t >= firstSlot - 0.05, t < lastBeat else { out.append(raw); continue }
+            // Nearest slot by binary search.
+            var lo = 0, hi = slots.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if slots[mid] < t { lo = mid + 1 } else { hi = mid }
+            }
+            var nearest = min(lo, slots.count - 1)
+            if lo > 0 && abs(slots[lo - 1] - t) <= abs(slots[nearest] - t) { nearest = lo - 1 }
+            if occupied.insert(nearest).inserted { out.append(slots[nearest]) }
+        }
+        return out.sorted()
     }
 
     /// Range boundaries: groups of bars, or fixed windows; from 0 to `duration`.
@@ -117,7 +164,7 @@ public struct PaceAnalyzer: Sendable {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
         let edges = boundaries(duration: duration, rhythm: rhythm)
         guard edges.count >= 2 else { return PaceResult(ranges: []) }
-        let times = features.onset.map(events) ?? []
+        let times = quantised(features.onset.map(events) ?? [], beats: rhythm?.beats ?? [])
         var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []
         var j = 0
         for r in 0..<(edges.count - 1) {
