@@ -78,9 +78,10 @@ public struct InstrumentActivityAnalyzer: Sendable {
         /// over 1 s (default 0.6: dense noisy or distorted textures, whose "motion" is noise,
         /// stay below).
         public var vocalTonalShare: Float = 0.6
-        /// Vocal: maximum residual over harmonic energy in 250-5000 Hz, dB (default −4: above
-        /// it the band is noise-like, not a voice over instruments).
-        public var vocalMaximumResidualRatio: Float = -4
+        /// Vocal: maximum residual (less the percussive energy, the drums' share of the residual)
+        /// over harmonic energy in 250-5000 Hz, dB (default −2: above it the band is noise-like,
+        /// not a voice over instruments).
+        public var vocalMaximumResidualRatio: Float = -2
         /// The defaults.
         public init() {}
     }
@@ -151,7 +152,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let mid = bands(from: 250, to: 5000)
 
         var mix = [Float](repeating: 0, count: n)
-        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, hSub = mix
+        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, pMid = mix, hSub = mix
         for f in 0..<n {
             hAll[f] = frames.sum(frames.harmonic, bands: all, frame: f)
             pAll[f] = frames.sum(frames.percussive, bands: all, frame: f)
@@ -162,6 +163,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
             pLow[f] = frames.sum(frames.percussive, bands: low, frame: f)
             hMid[f] = frames.sum(frames.harmonic, bands: mid, frame: f)
             rMid[f] = frames.sum(frames.residual, bands: mid, frame: f)
+            pMid[f] = frames.sum(frames.percussive, bands: mid, frame: f)
         }
         let mixDB = mix.map { Smoothing.dB($0) }
         let reference = Smoothing.quantile(mixDB, 0.95) ?? -120
@@ -177,6 +179,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let pLowS = Smoothing.movingAverage(pLow, half: half)
         let hMidS = Smoothing.movingAverage(hMid, half: half)
         let rMidS = Smoothing.movingAverage(rMid, half: half)
+        let pMidS = Smoothing.movingAverage(pMid, half: half)
 
         var levels: [InstrumentActivityResult.Instrument: [Float]] = [:]
         var scores: [InstrumentActivityResult.Instrument: [Float]] = [:]
@@ -209,7 +212,8 @@ public struct InstrumentActivityAnalyzer: Sendable {
             let lowHarmonicOverPercussive = Smoothing.dB(hLowS[f]) - Smoothing.dB(pLowS[f])
             bS[f] = min(bL[f] - c.bassLevel, steadiness, lowHarmonicOverPercussive)
             oS[f] = oL[f] - c.otherLevel
-            let residualOverHarmonic = Smoothing.dB(rMidS[f]) - Smoothing.dB(hMidS[f])
+            // Residual beyond what drums leave there (as much as their percussive part), over harmonic.
+            let residualOverHarmonic = Smoothing.dB(max(0, rMidS[f] - pMidS[f])) - Smoothing.dB(hMidS[f])
             let voiceLike = motion[f] >= c.vocalPitchMotion && tonal[f] >= c.vocalTonalShare
                 && residualOverHarmonic <= c.vocalMaximumResidualRatio
             vS[f] = voiceLike ? vL[f] - c.vocalResidualLevel : -.infinity
