@@ -257,6 +257,9 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         let odd = analyzer.analyze(SharedFeatures(duration: .nan, harmonicPercussive: hp))
         #expect(odd.activity.values.allSatisfy { $0.isEmpty })
         let short = analyzer.analyze(SharedFeatures(duration: 2, harmonicPercussive: hp))
-        #expect(short.activity[.drum]?.count == 20)
+        #expect((short.activity[.drum]?.count ?? 0) <= 20 && short.activity[.drum]?.allSatisfy { $0.value == 0 } == true)
+        // A duration far beyond the features allocates nothing unbounded.
+        let huge = analyzer.analyze(SharedFeatures(duration: 1e12, harmonicPercussive: hp))
+        #expect((huge.activity[.drum]?.count ?? 0) <= 11)
     }
 }

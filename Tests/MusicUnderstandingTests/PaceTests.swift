@@ -64,6 +64,7 @@ import Testing
         let safe = analyzer.boundaries(duration: 10, rhythm: hostile)
         #expect(safe.first == 0 && safe.last == 10)
         #expect(analyzer.boundaries(duration: .nan, rhythm: nil).isEmpty)
+        #expect(analyzer.boundaries(duration: 1e12, rhythm: nil).count <= 1_000_002)
         #expect(analyzer.analyze(SharedFeatures(duration: 0), rhythm: nil).ranges.isEmpty)
         #expect(analyzer.quantised([0.1, 0.11, 0.6], beats: [0, 0.5, 1.0]).count == 2)
     }

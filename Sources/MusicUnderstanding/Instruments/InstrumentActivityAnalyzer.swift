@@ -6,27 +6,35 @@ import Foundation
 ///
 /// Every detector works on the 10 Hz frames of ``ActivityFrames`` (harmonic / percussive /
 /// residual energies in the bands 0-120, 120-250, 250-2000, 2000-5000 and 5000-11 000 Hz, plus
-/// two timbre descriptors). Levels are in dB relative to the mix reference `G`, the 95th
+/// the pitch motion of the partials, ``PitchFluctuationFeatures``). Levels are in dB relative to the mix reference `G`, the 95th
 /// percentile over frames of the mix energy (all components, all bands), so a song mastered
 /// quieter is treated alike.
 ///
 /// - **drum**: percussive energy (D. Fitzgerald, "Harmonic/percussive separation using median
 ///   filtering", DAFx 2010, sec. 2; J. Driedger, M. Müller & S. Disch, "Extending
-///   harmonic-percussive separation of audio signals", ISMIR 2014, sec. 2, β = 2) summed over all
-///   bands and averaged over 0.5 s, compared with the percussive leakage a sustained tonal mix
-///   produces (a fixed share of its harmonic energy): the score is the dB excess.
-/// - **bass**: harmonic energy below 250 Hz over 0.5 s relative to the mix, minus the leakage
-///   of drums (the harmonic part of kick-drum tails, a share of the low percussive energy).
-/// - **other**: harmonic energy 250-5000 Hz over 0.5 s not explained by the bass's upper
-///   partials or by the vocal.
-/// - **vocal**: residual energy in 250-5000 Hz (singing, with its vibrato and formant
-///   transitions, falls into the residual of a β = 2 separation, sustained instruments into
-///   the harmonic part; Driedger et al. 2014, sec. 2-3) in excess of what the harmonic and
-///   percussive parts leak there, gated by the timbre features that separate singing from
-///   instruments in L. Lehner, G. Widmer & R. Sonnleitner, "On the reduction of false
-///   positives in singing voice detection", ICASSP 2014, sec. 3: vocal variance (spread of
-///   MFCCs 1-5 over 1 s) must be high and the voice band must not be spectrally flat (noise);
-///   noise is also rejected by requiring the residual to concentrate below 5 kHz.
+///   harmonic-percussive separation of audio signals", ISMIR 2014, sec. 2, β = 2) over harmonic
+///   energy, all bands, 0.5 s means: drums present above ``Configuration/drumPercussiveRatio``.
+///   Level: percussive energy re `G`.
+/// - **bass**: harmonic energy below 120 Hz (bass fundamentals), median over ±0.2 s, above
+///   ``Configuration/bassLevel`` re `G`, steady (the median within 10 dB of the maximum over the
+///   same window, so a kick drum's tonal tail is not a bass note) and, below 250 Hz, at least
+///   as harmonic as percussive. Level: that median re `G`.
+/// - **other**: harmonic energy 250-5000 Hz less a fifth of the energy below 250 Hz (the bass's
+///   upper partials), above ``Configuration/otherLevel`` re `G`. It does not subtract the vocal:
+///   a sung line also counts as "other" harmonic energy.
+/// - **vocal**: features that separate singing from instruments (B. Lehner, G. Widmer &
+///   R. Sonnleitner, "On the reduction of false positives in singing voice detection", ICASSP
+///   2014, sec. 3.1, the fluctogram: partials that keep moving in pitch) combined with the
+///   residual of the β = 2 separation (Driedger et al. 2014, sec. 2-3: vibrato and formant
+///   transitions leave the harmonic part and land in the residual). A frame is vocal when the
+///   partials move (``PitchFluctuationFeatures``, ≥ ``Configuration/vocalPitchMotion`` cents
+///   per 23 ms over 1 s), the texture is tonal (≥ ``Configuration/vocalTonalShare`` of the
+///   subbands have clear partials: noise and distorted textures do not) and either the
+///   250-5000 Hz residual is a foreground (≥ ``Configuration/vocalResidualLevel`` re `G`) that is
+///   not noise (residual less the percussive energy at most ``Configuration/vocalMaximumResidualRatio``
+///   dB over the harmonic energy), or the motion is a strong vibrato
+///   (≥ ``Configuration/vocalVibratoMotion``) of a harmonic foreground. Level: 250-5000 Hz
+///   residual re `G`.
 ///
 /// Each score goes through a ``RangeTracker`` (hysteresis, gaps < 1 s bridged, ranges < 0.5 s
 /// dropped). Nothing is present in frames whose mix level is below
@@ -229,21 +237,6 @@ public struct InstrumentActivityAnalyzer: Sendable {
         levels[.vocal] = vL; scores[.vocal] = vS
         detection.level = levels
         detection.score = scores
-        if let path = ProcessInfo.processInfo.environment["CADENZA_ACTIVITY_DUMP"], !path.isEmpty {
-            var text = "t,ref,mix,h0,h1,h2,h3,h4,p0,p1,p2,p3,p4,r0,r1,r2,r3,r4,spread,flat,fluct,tonal\n"
-            for f in 0..<n {
-                var row = [String(format: "%.1f", Double(f) / 10), String(format: "%.2f", reference), String(format: "%.2f", mixDB[f])]
-                for comp in [frames.harmonic, frames.percussive, frames.residual] {
-                    for k in 0..<frames.bands { row.append(String(format: "%.2f", Smoothing.dB(comp[f * frames.bands + k]))) }
-                }
-                row.append(String(format: "%.4f", frames.mfccSpread[f]))
-                row.append(String(format: "%.4f", frames.flatness[f]))
-                row.append(String(format: "%.3f", frames.fluctuation[f]))
-                row.append(String(format: "%.3f", frames.tonalShare[f]))
-                text += row.joined(separator: ",") + "\n"
-            }
-            try? text.write(toFile: path, atomically: true, encoding: .utf8)
-        }
         return detection
     }
 }

@@ -149,7 +149,8 @@ public struct PaceAnalyzer: Sendable {
             let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
             if let last = edges.last, duration - last < max(0.5, barLength), edges.count > 1 { edges.removeLast() }
         } else {
-            let w = max(0.5, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
+            // At most a million windows, whatever the duration claims.
+            let w = max(0.5, duration / 1_000_000, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
             var t = w
             while t < duration - 0.5 * w { edges.append(t); t += w }
         }
