@@ -58,6 +58,10 @@ import Testing
         let edges = analyzer.boundaries(duration: 20, rhythm: bars)
         #expect(edges.first == 0 && edges.last == 20)
         #expect(zip(edges, edges.dropFirst()).allSatisfy { $0 < $1 })
+        // A long stretch before the first bar is cut into windows, not one 29 s range.
+        let late = analyzer.boundaries(duration: 60, rhythm: RhythmResult(beats: [], bars: stride(from: 29.3, to: 50, by: 2).map { $0 }, beatsPerMinute: 120))
+        #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 <= 7.5 && $1 > $0 }, "\(late)")
+        #expect(late.first == 0 && late.last == 60 && late.contains(29.3))
         let windows = analyzer.boundaries(duration: 12, rhythm: nil)
         #expect(windows == [0, 5, 12])
         let hostile = RhythmResult(beats: [.nan], bars: [.nan, -.infinity, 3, 3, 50], beatsPerMinute: nil)

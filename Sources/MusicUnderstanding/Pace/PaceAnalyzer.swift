@@ -27,8 +27,8 @@ import Foundation
 ///    at 120 BPM is thus 240 events per minute, a chord per bar at 120 BPM in 4/4 is 30.
 ///
 /// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
-/// default: phrase resolution without the noise of single bars); without bars, fixed windows
-/// of ``Configuration/windowSeconds``. The first span starts at 0 and the last ends at the
+/// default: phrase resolution without the noise of single bars); without bars (and before the
+/// first or long after the last bar), fixed windows of ``Configuration/windowSeconds``. The first span starts at 0 and the last ends at the
 /// duration, so the ranges are contiguous and cover the input.
 public struct PaceAnalyzer: Sendable {
     /// Settings of pace, with documented defaults.
@@ -137,20 +137,32 @@ public struct PaceAnalyzer: Sendable {
         let bars = (rhythm?.bars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
         var edges: [Double] = [0]
         let group = max(1, configuration.barsPerRange)
+        // At most a million windows, whatever the duration claims.
+        let w = max(0.5, duration / 1_000_000, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
         if bars.count >= 2 {
+            // Before the first bar (a lead-in, or an intro without a beat): fixed windows ending
+            // on the first bar; a lead-in under a second joins the first group.
+            if bars[0] >= 1 {
+                var t = bars[0] - w
+                var before: [Double] = []
+                while t > 0.5 * w { before.append(t); t -= w }
+                edges.append(contentsOf: before.reversed())
+                edges.append(bars[0])
+            }
             var k = 0
-            // The lead-in before the first bar joins the first group when short.
-            if bars[0] >= 1 { edges.append(bars[0]) }
             while k + group < bars.count {
                 k += group
                 edges.append(bars[k])
             }
-            // The last group runs to the end, merged when the tail is under one bar.
+            // After the last bar: fixed windows; the last range is merged with the previous
+            // one when it is shorter than a bar.
             let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
+            if let lastBar = bars.last, duration - lastBar > 2 * w {
+                var t = lastBar + w
+                while t < duration - 0.5 * w { edges.append(t); t += w }
+            }
             if let last = edges.last, duration - last < max(0.5, barLength), edges.count > 1 { edges.removeLast() }
         } else {
-            // At most a million windows, whatever the duration claims.
-            let w = max(0.5, duration / 1_000_000, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
             var t = w
             while t < duration - 0.5 * w { edges.append(t); t += w }
         }
