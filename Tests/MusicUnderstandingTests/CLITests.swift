@@ -85,7 +85,7 @@ struct CLITests {
         UsageCase(arguments: ["analyze", "--jobs", "many", "Fixtures"], mentions: ["--jobs", "'many'"]),
         UsageCase(arguments: ["analyze", "Fixtures", "--jobs"], mentions: ["--jobs"]),
         UsageCase(arguments: ["analyze", "--for", "structure", "Fixtures"], mentions: ["structure analysis is not available in this version"]),
-        UsageCase(arguments: ["analyze", "--for", "loudness,pace", "Fixtures"], mentions: ["pace analysis is not available in this version"]),
+        UsageCase(arguments: ["analyze", "--for", "loudness,structure", "Fixtures"], mentions: ["structure analysis is not available in this version"]),
         UsageCase(arguments: ["analyze", "--for", "bogus", "Fixtures"], mentions: ["--for", "bogus"]),
         UsageCase(arguments: ["analyze", "--output", "Fixtures/README.md/out", "Fixtures"], mentions: ["--output", "Fixtures/README.md/out"]),
         UsageCase(arguments: ["analyze"], mentions: ["no input"]),
