@@ -34,12 +34,13 @@ enum TestSignal {
 }
 
 @Suite struct SessionTests {
-    @Test func unavailableAnalysisThrowsAClearError() async throws {
-        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider([]))
-        await #expect(throws: AnalysisError.unavailable(.pace)) {
-            try await session.analyze(for: [.pace, .loudness])
-        }
+    @Test func everyAnalysisIsAvailableAndAnalyzeFillsAllSix() async throws {
+        #expect(AnalysisType.available == Set(AnalysisType.allCases))
         #expect(AnalysisError.unavailable(.rhythm).description == "rhythm analysis is not available in this version")
+        let samples = TestSignal.stereoSine(frequency: 440, seconds: 3)
+        let result = try await MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(samples))).analyze()
+        #expect(result.key != nil && result.rhythm != nil && result.structure != nil)
+        #expect(result.pace != nil && result.instrumentActivity != nil && result.loudness != nil)
     }
 
     @Test func missingFileNamesTheFile() async throws {

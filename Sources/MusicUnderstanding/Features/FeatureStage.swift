@@ -52,6 +52,9 @@ public enum Feature: String, Sendable, Hashable, CaseIterable {
     /// Harmonic, percussive and residual band energies by median-filtering separation of the
     /// shared STFT (``HarmonicPercussiveFeatures``).
     case harmonicPercussive
+    /// Pitch motion of the tonal partials (the fluctogram's vocal cue) at 10 Hz
+    /// (``PitchFluctuationFeatures``).
+    case pitchFluctuation
 
     /// Whether the feature is computed from the shared STFT of the mono analysis signal.
     var needsSpectrum: Bool { self != .loudness }
@@ -76,11 +79,14 @@ public struct SharedFeatures: Sendable {
     public var mel: MelFeatures?
     /// Harmonic/percussive/residual band energies, when ``Feature/harmonicPercussive`` was computed.
     public var harmonicPercussive: HarmonicPercussiveFeatures?
+    /// Pitch fluctuation of the partials, when ``Feature/pitchFluctuation`` was computed.
+    public var pitchFluctuation: PitchFluctuationFeatures?
 
     /// Creates a feature set (tests and custom stages).
     public init(configuration: FeatureConfiguration = .init(), frameCount: Int = 0, duration: Double,
                 onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil,
-                mel: MelFeatures? = nil, harmonicPercussive: HarmonicPercussiveFeatures? = nil) {
+                mel: MelFeatures? = nil, harmonicPercussive: HarmonicPercussiveFeatures? = nil,
+                pitchFluctuation: PitchFluctuationFeatures? = nil) {
         self.configuration = configuration
         self.frameCount = frameCount
         self.duration = duration
@@ -89,6 +95,7 @@ public struct SharedFeatures: Sendable {
         self.loudness = loudness
         self.mel = mel
         self.harmonicPercussive = harmonicPercussive
+        self.pitchFluctuation = pitchFluctuation
     }
 }
 
@@ -110,6 +117,7 @@ final class FeatureStage {
     private let chromaAccumulator: ChromaAccumulator?
     private let melAccumulator: MelBandAccumulator?
     private let separationAccumulator: HarmonicPercussiveAccumulator?
+    private let fluctuationAccumulator: PitchFluctuationAccumulator?
     private var consumers: [any SpectralFrameConsumer] = []
 
     /// Creates the stage; only the requested spectral features are computed.
@@ -132,10 +140,13 @@ final class FeatureStage {
             ? MelBandAccumulator(configuration: configuration, settings: settings.mel) : nil
         separationAccumulator = features.contains(.harmonicPercussive)
             ? HarmonicPercussiveAccumulator(configuration: configuration, settings: settings.harmonicPercussive) : nil
+        fluctuationAccumulator = features.contains(.pitchFluctuation)
+            ? PitchFluctuationAccumulator(configuration: configuration) : nil
         if let onsetAccumulator { consumers.append(onsetAccumulator) }
         if let chromaAccumulator { consumers.append(chromaAccumulator) }
         if let melAccumulator { consumers.append(melAccumulator) }
         if let separationAccumulator { consumers.append(separationAccumulator) }
+        if let fluctuationAccumulator { consumers.append(fluctuationAccumulator) }
     }
 
     /// Appends mono samples at `configuration.sampleRate`.
@@ -159,7 +170,8 @@ final class FeatureStage {
             onset: onsetAccumulator?.finish(),
             chroma: chromaAccumulator?.finish(),
             mel: melAccumulator?.finish(),
-            harmonicPercussive: separationAccumulator?.finish()
+            harmonicPercussive: separationAccumulator?.finish(),
+            pitchFluctuation: fluctuationAccumulator?.finish()
         )
     }
 

@@ -25,6 +25,10 @@ public struct AnalysisConfiguration: Sendable, Hashable {
     public var key = KeyAnalyzer.Configuration()
     /// Sections, segments, phrases and their labels on the bar grid.
     public var structure = StructureAnalyzer.Configuration()
+    /// Who plays when: vocal, drum, bass and other activity.
+    public var instrumentActivity = InstrumentActivityAnalyzer.Configuration()
+    /// How fast the music feels: perceived events per minute over time.
+    public var pace = PaceAnalyzer.Configuration()
 
     /// The defaults.
     public init() {}

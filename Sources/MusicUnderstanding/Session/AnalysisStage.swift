@@ -45,6 +45,8 @@ public enum AnalysisRegistry {
         RhythmStage.self,
         KeyStage.self,
         StructureStage.self,
+        InstrumentActivityStage.self,
+        PaceStage.self,
     ]
 
     /// The stage producing `type`, if this version has one.

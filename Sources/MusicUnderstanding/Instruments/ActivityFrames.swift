@@ -1,0 +1,91 @@
+import Foundation
+
+/// The shared features resampled to the 10 Hz grid of instrument activity: frame `i` summarises
+/// `i / 10 ..< (i + 1) / 10` seconds (its `time` in the result is the frame's start).
+///
+/// Every value is an energy in the units of ``HarmonicPercussiveFeatures`` (normalised power,
+/// linear) or from ``PitchFluctuationFeatures``; vectors are assigned to the frame that holds their
+/// centre and averaged; a frame that receives no vector (only possible with unusual
+/// configurations) copies the previous one.
+struct ActivityFrames {
+    /// Frames per second of the grid.
+    static let rate = 10.0
+    /// Number of frames, `ceil(duration × 10)`.
+    var count: Int
+    /// Harmonic, percussive and residual energy per band, `bands` per frame, frame-major.
+    var harmonic: [Float]
+    var percussive: [Float]
+    var residual: [Float]
+    /// Number of bands of the separation.
+    var bands: Int
+    /// Band edges in Hz (`bands + 1` values).
+    var edges: [Double]
+    /// Pitch motion of the partials, cents per 23 ms (``PitchFluctuationFeatures``); 0 when absent.
+    var fluctuation: [Float]
+    /// Share of tonal subband comparisons (``PitchFluctuationFeatures/tonalShare``); 0 when absent.
+    var tonalShare: [Float]
+
+    /// Resamples `features`; `duration` fixes the number of frames (at most 3 h × 36 000 / h).
+    init(features: SharedFeatures) {
+        let duration = features.duration.isFinite ? max(0, features.duration) : 0
+        // Hostile durations (far beyond the features) must not allocate: the grid stops one
+        // second after the last feature vector, and at 24 hours without features.
+        let pf = features.pitchFluctuation
+        var available = 24 * 3600 * Self.rate
+        if let hp = features.harmonicPercussive, hp.frameRate.isFinite, hp.frameRate > 0 {
+            available = Double(hp.count) / hp.frameRate * Self.rate + Self.rate
+        }
+        if let pf { available = max(available.isFinite ? min(available, 24 * 3600 * Self.rate) : 0, Double(pf.fluctuation.count) + Self.rate) }
+        let n = Int(max(0, min(available, (duration * Self.rate).rounded(.up))))
+        count = n
+        fluctuation = (0..<n).map { i in pf.flatMap { i < $0.fluctuation.count ? $0.fluctuation[i] : nil } ?? 0 }
+        tonalShare = (0..<n).map { i in pf.flatMap { i < $0.tonalShare.count ? $0.tonalShare[i] : nil } ?? 0 }
+        guard let hp = features.harmonicPercussive, hp.bandCount > 0, hp.frameRate.isFinite, hp.frameRate > 0 else {
+            bands = 0
+            edges = []
+            harmonic = []; percussive = []; residual = []
+            return
+        }
+        let b = hp.bandCount
+        bands = b
+        edges = hp.bandEdges
+        let stftRate = hp.frameRate * Double(max(1, hp.framesPerVector))
+        let vectors = min(hp.count, hp.percussive.count / b, hp.residual.count / b)
+        func frame(ofVectorCentre v: Int, rate: Double) -> Int {
+            let t = (Double(v) + 0.5) / rate - 0.5 / stftRate
+            return Int(max(0, min(Double(max(0, n - 1)), (t * Self.rate).rounded(.down))))
+        }
+        var h = [Float](repeating: 0, count: n * b), p = h, r = h
+        var hits = [Int](repeating: 0, count: n)
+        if n > 0 {
+            for v in 0..<vectors {
+                let f = frame(ofVectorCentre: v, rate: hp.frameRate)
+                hits[f] += 1
+                for k in 0..<b {
+                    h[f * b + k] += hp.harmonic[v * b + k]
+                    p[f * b + k] += hp.percussive[v * b + k]
+                    r[f * b + k] += hp.residual[v * b + k]
+                }
+            }
+            for f in 0..<n {
+                if hits[f] > 0 {
+                    let s = 1 / Float(hits[f])
+                    for k in 0..<b { h[f * b + k] *= s; p[f * b + k] *= s; r[f * b + k] *= s }
+                } else if f > 0 {
+                    for k in 0..<b { h[f * b + k] = h[(f - 1) * b + k]; p[f * b + k] = p[(f - 1) * b + k]; r[f * b + k] = r[(f - 1) * b + k] }
+                }
+            }
+        }
+        harmonic = h; percussive = p; residual = r
+
+    }
+
+    /// Sum of `component` over bands `range` (clamped to the available bands) in frame `f`.
+    func sum(_ component: [Float], bands range: Range<Int>, frame f: Int) -> Float {
+        let lo = max(0, range.lowerBound), hi = min(bands, range.upperBound)
+        guard lo < hi, f >= 0, (f + 1) * bands <= component.count else { return 0 }
+        var s: Float = 0
+        for k in lo..<hi { s += component[f * bands + k] }
+        return s
+    }
+}

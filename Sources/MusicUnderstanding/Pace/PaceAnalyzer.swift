@@ -1,0 +1,194 @@
+import Foundation
+
+/// How fast the music feels over time, in perceived events per minute.
+///
+/// Perceived speed follows the rate of salient events more than the notated tempo: with the
+/// tempo fixed, listeners judge denser rhythms faster, and the tempo level they tap is itself
+/// chosen among the metrical levels the events articulate (G. Madison & J. Paulin, "Ratings of
+/// speed in real music as a function of both original and manipulated beat tempo", JASA 128(5),
+/// 2010, sec. IV: speed ratings rise with tempo and event density explains much of the rest).
+/// The pace of a span is therefore its **event density on the tapped beat's grid**:
+///
+/// ```
+/// pace = 60 × (occupied grid slots + events outside the beats) / (span seconds)   [events per minute]
+/// ```
+///
+/// 1. Events: peaks of the broadband onset strength (SuperFlux, shared with rhythm) that are
+///    local maxima over ±``Configuration/mergeSeconds`` (onsets closer than 50 ms fuse into one
+///    perceived event) and exceed both the mean strength over ±0.5 s times
+///    ``Configuration/localFactor`` and a salience floor, ``Configuration/salienceFloor`` × the
+///    95th-percentile peak strength of the whole input (the loudness weighting: an event
+///    counts 1 when it is salient against the loudest events, 0 otherwise); events in frames
+///    more than ``Configuration/silenceLevel`` dB below the loudest count 0.
+/// 2. Grid: the beats of the rhythm analysis are the metrical level listeners tap; each beat
+///    is cut into ``Configuration/slotsPerBeat`` slots (sixteenths), every event snaps to the
+///    nearest slot and a slot counts once however many instruments strike in it (the
+///    simultaneous onsets of a chord and a kick are one event). A steady eighth-note texture
+///    at 120 BPM is thus 240 events per minute, a chord per bar at 120 BPM in 4/4 is 30.
+///
+/// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
+/// default: phrase resolution without the noise of single bars); without bars (and before the
+/// first or long after the last bar), fixed windows of ``Configuration/windowSeconds``. The first span starts at 0 and the last ends at the
+/// duration, so the ranges are contiguous and cover the input.
+public struct PaceAnalyzer: Sendable {
+    /// Settings of pace, with documented defaults.
+    public struct Configuration: Sendable, Hashable {
+        /// Bars per range when the rhythm analysis found bars (default 2).
+        public var barsPerRange: Int = 2
+        /// Range length when there are no bars, seconds (default 5).
+        public var windowSeconds: Double = 5
+        /// Onset peaks within this distance fuse into one event, seconds (default 0.05).
+        public var mergeSeconds: Double = 0.05
+        /// An event's onset strength must exceed this factor times the mean strength over
+        /// ±0.5 s (default 1: above the local average).
+        public var localFactor: Float = 1
+        /// An event's onset strength must exceed this share of the 95th-percentile peak
+        /// strength of the input (default 0.085: soft notes of a sparse intro count, reverb
+        /// and whitening noise do not).
+        public var salienceFloor: Float = 0.085
+        /// Grid slots per beat that events snap to (default 4, sixteenth notes of the tapped
+        /// beat); 0 or 1 disables the grid below the beat. Events in the same slot are one.
+        public var slotsPerBeat: Int = 4
+        /// Absolute minimum onset strength of an event (default 0.5; music's onset peaks are
+        /// 3-40, a steady tone's whitened noise floor stays far below).
+        public var minimumStrength: Float = 0.5
+        /// Onset peaks of the log-compressed flux precede the sounding onset; this is added
+        /// before snapping, seconds (default 0.025, as measured for rhythm's latency).
+        public var latency: Double = 0.025
+        /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)
+        /// below the 95th percentile count no events (default 40).
+        public var silenceLevel: Float = 40
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The settings.
+    public var configuration: Configuration
+
+    /// Creates an analyzer.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The event times (seconds) found in the onset features.
+    func events(_ onset: OnsetFeatures) -> [Double] {
+        let s = onset.strength.map { $0.isFinite ? max(0, $0) : 0 }
+        let n = s.count
+        let rate = onset.frameRate
+        guard n > 2, rate.isFinite, rate > 0 else { return [] }
+        let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
+        let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
+        // Candidate peaks: local maxima over ±merge frames.
+        var peaks: [Int] = []
+        for i in 0..<n where s[i] > 0 {
+            var isMax = true
+            for k in max(0, i - merge)...min(n - 1, i + merge) where k != i {
+                if s[k] > s[i] || (s[k] == s[i] && k < i) { isMax = false; break }
+            }
+            if isMax { peaks.append(i) }
+        }
+        let reference = Smoothing.quantile(peaks.map { s[$0] }, 0.95) ?? 0
+        guard reference > 0 else { return [] }
+        // Audible frames from the log frame energy (log10 scale, ×10 for dB).
+        let energy = onset.energy
+        let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
+        return peaks.compactMap { i in
+            guard s[i] >= configuration.minimumStrength, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
+            if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
+            return Double(i) / rate
+        }
+    }
+
+    /// Snaps the events between the first and last beat to a grid of ``Configuration/slotsPerBeat``
+    /// slots per beat (nearest slot, after adding ``Configuration/latency``) and keeps one event
+    /// per occupied slot, at the slot time; events outside the beats stay as they are.
+    func quantised(_ times: [Double], beats: [Double]) -> [Double] {
+        let k = configuration.slotsPerBeat
+        let beats = beats.filter { $0.isFinite }.sorted()
+        guard k >= 1, beats.count >= 2 else { return times }
+        var slots: [Double] = []
+        slots.reserveCapacity((beats.count - 1) * k)
+        for i in 0..<(beats.count - 1) where beats[i + 1] > beats[i] {
+            for j in 0..<k { slots.append(beats[i] + (beats[i + 1] - beats[i]) * Double(j) / Double(k)) }
+        }
+        guard let firstSlot = slots.first, let lastBeat = beats.last else { return times }
+        let shift = configuration.latency.isFinite ? configuration.latency : 0
+        var out: [Double] = []
+        var occupied = Set<Int>()
+        for raw in times {
+            let t = raw + shift
+            guard t >= firstSlot - 0.05, t < lastBeat else { out.append(raw); continue }
+            // Nearest slot by binary search.
+            var lo = 0, hi = slots.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if slots[mid] < t { lo = mid + 1 } else { hi = mid }
+            }
+            var nearest = min(lo, slots.count - 1)
+            if lo > 0 && abs(slots[lo - 1] - t) <= abs(slots[nearest] - t) { nearest = lo - 1 }
+            if occupied.insert(nearest).inserted { out.append(slots[nearest]) }
+        }
+        return out.sorted()
+    }
+
+    /// Range boundaries: groups of bars, or fixed windows; from 0 to `duration`.
+    func boundaries(duration: Double, rhythm: RhythmResult?) -> [Double] {
+        guard duration.isFinite, duration > 0 else { return [] }
+        let bars = (rhythm?.bars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
+        var edges: [Double] = [0]
+        let group = max(1, configuration.barsPerRange)
+        // At most a million windows, whatever the duration claims.
+        let w = max(0.5, duration / 1_000_000, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
+        if bars.count >= 2 {
+            // Before the first bar (a lead-in, or an intro without a beat): fixed windows ending
+            // on the first bar; a lead-in under a second joins the first group.
+            if bars[0] >= 1 {
+                var t = bars[0] - w
+                var before: [Double] = []
+                while t > 0.5 * w { before.append(t); t -= w }
+                edges.append(contentsOf: before.reversed())
+                edges.append(bars[0])
+            }
+            var k = 0
+            while k + group < bars.count {
+                k += group
+                edges.append(bars[k])
+            }
+            // After the last bar: fixed windows; the last range is merged with the previous
+            // one when it is shorter than a bar.
+            let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
+            if let lastBar = bars.last, duration - lastBar > 2 * w {
+                var t = lastBar + w
+                while t < duration - 0.5 * w { edges.append(t); t += w }
+            }
+            if let last = edges.last, duration - last < max(0.5, barLength), edges.count > 1 { edges.removeLast() }
+        } else {
+            var t = w
+            while t < duration - 0.5 * w { edges.append(t); t += w }
+        }
+        var distinct: [Double] = []
+        for t in edges where distinct.last.map({ t > $0 + 1e-6 }) ?? true { distinct.append(t) }
+        distinct.append(duration)
+        return distinct
+    }
+
+    /// Analyses the onset features, with the bars of `rhythm` when it found any.
+    public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> PaceResult {
+        let duration = features.duration.isFinite ? max(0, features.duration) : 0
+        let edges = boundaries(duration: duration, rhythm: rhythm)
+        guard edges.count >= 2 else { return PaceResult(ranges: []) }
+        let times = quantised(features.onset.map(events) ?? [], beats: rhythm?.beats ?? [])
+        var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []
+        var j = 0
+        for r in 0..<(edges.count - 1) {
+            let a = edges[r], b = edges[r + 1]
+            var count = 0
+            while j < times.count && times[j] < a { j += 1 }
+            var k = j
+            while k < times.count && times[k] < b { count += 1; k += 1 }
+            let pace = b > a ? 60 * Double(count) / (b - a) : 0
+            ranges.append(.init(range: TimeRange(start: a, end: b), value: (pace * 10).rounded() / 10))
+        }
+        return PaceResult(ranges: ranges)
+    }
+}

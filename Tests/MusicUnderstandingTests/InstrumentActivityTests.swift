@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Synthesised test instruments at 22.05 kHz mono (deterministic).
+enum ActivitySynth {
+    static let rate = 22_050.0
+
+    /// A deterministic uniform noise source in -1...1 (LCG).
+    struct Noise {
+        var state: UInt32 = 12_345
+        mutating func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(state >> 8) / Float(1 << 23) - 1
+        }
+    }
+
+    static func empty(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(seconds * rate)) }
+
+    /// Adds `source` into `mix` at sample offset `at`.
+    static func add(_ source: [Float], into mix: inout [Float], at: Int, gain: Float = 1) {
+        for i in 0..<source.count where at + i >= 0 && at + i < mix.count { mix[at + i] += gain * source[i] }
+    }
+
+    /// Kick on beats 1 and 3, snare on 2 and 4, closed hi-hat on every eighth (`hatsPerBeat` per beat).
+    static func drums(seconds: Double, bpm: Double = 120, hatsPerBeat: Int = 2, kickEvery: Int = 2, gain: Float = 0.5) -> [Float] {
+        var out = empty(seconds)
+        var noise = Noise()
+        let beat = 60 / bpm
+        let kick: [Float] = (0..<Int(0.25 * rate)).map { i in
+            let t = Double(i) / rate
+            let phase = 2 * Double.pi * (50 * t + 100 * 0.04 * (1 - exp(-t / 0.04)))
+            return Float(sin(phase) * exp(-t / 0.12))
+        }
+        let snare: [Float] = (0..<Int(0.2 * rate)).map { i in
+            let t = Double(i) / rate
+            return Float(exp(-t / 0.06)) * (0.7 * noise.next() + 0.3 * Float(sin(2 * Double.pi * 190 * t)))
+        }
+        var previous: Float = 0
+        let hat: [Float] = (0..<Int(0.06 * rate)).map { i in
+            let t = Double(i) / rate
+            let x = noise.next()
+            defer { previous = x }
+            return Float(exp(-t / 0.015)) * (x - previous) * 0.5
+        }
+        var b = 0
+        while Double(b) * beat < seconds {
+            let at = Int(Double(b) * beat * rate)
+            if b % kickEvery == 0 { add(kick, into: &out, at: at, gain: gain) }
+            if b % 2 == 1 { add(snare, into: &out, at: at, gain: 0.6 * gain) }
+            for h in 0..<max(0, hatsPerBeat) { add(hat, into: &out, at: at + Int(Double(h) * beat / Double(hatsPerBeat) * rate), gain: 0.5 * gain) }
+            b += 1
+        }
+        return out
+    }
+
+    /// Low sawtooth notes (41-82 Hz fundamentals), one per half second, gently low-passed.
+    static func bass(seconds: Double, gain: Float = 0.3) -> [Float] {
+        let notes = [55.0, 55, 65.4, 49, 73.4, 61.7, 41.2, 82.4]
+        var out = empty(seconds)
+        var phase = 0.0, y: Float = 0
+        for i in 0..<out.count {
+            let t = Double(i) / rate
+            let n = Int(t / 0.5)
+            let f = notes[n % notes.count]
+            phase += f / rate
+            phase -= phase.rounded(.down)
+            let local = t - Double(n) * 0.5
+            let env = Float(min(1, local / 0.01) * exp(-local / 1.5))
+            let saw = Float(2 * phase - 1)
+            y += 0.25 * (saw - y)
+            out[i] = gain * env * y
+        }
+        return out
+    }
+
+    /// Sustained three-note chords (sines with a few partials), two seconds each.
+    static func chords(seconds: Double, gain: Float = 0.12) -> [Float] {
+        let chords: [[Double]] = [[261.6, 329.6, 392], [220, 261.6, 329.6], [174.6, 220, 261.6], [196, 246.9, 293.7]]
+        var out = empty(seconds)
+        for i in 0..<out.count {
+            let t = Double(i) / rate
+            let c = chords[Int(t / 2) % chords.count]
+            var v = 0.0
+            for f in c { for h in 1...4 { v += sin(2 * Double.pi * f * Double(h) * t) / Double(h) } }
+            out[i] = gain * Float(v)
+        }
+        return out
+    }
+
+    /// A voice-like line: a glottal pulse train (Rosenberg-like pulses) with 5.5 Hz vibrato of
+    /// ±0.5 semitone, one note per second, through three formant resonators whose vowel changes
+    /// per note, with a syllable envelope.
+    static func voice(seconds: Double, gain: Float = 0.4) -> [Float] {
+        let pitches = [220.0, 246.9, 261.6, 293.7, 261.6, 246.9, 196, 220]
+        let vowels: [[Double]] = [[730, 1090, 2440], [270, 2290, 3010], [570, 840, 2410], [530, 1840, 2480], [300, 870, 2240]]
+        let n = Int(seconds * rate)
+        var source = [Float](repeating: 0, count: n)
+        var phase = 0.0
+        for i in 0..<n {
+            let t = Double(i) / rate
+            let note = Int(t)
+            let f0 = pitches[note % pitches.count] * pow(2, 0.5 / 12 * sin(2 * Double.pi * 5.5 * t))
+            phase += f0 / rate
+            phase -= phase.rounded(.down)
+            // Glottal pulse: open phase 60 %, then closed.
+            let g = phase < 0.6 ? 0.5 * (1 - cos(Double.pi * phase / 0.6)) : 0
+            let local = t - Double(note)
+            let env = min(1, local / 0.05) * min(1, max(0, (0.9 - local) / 0.1))
+            source[i] = Float(g * env)
+        }
+        // Differentiate (lip radiation) and filter through the formants of each note's vowel.
+        var out = [Float](repeating: 0, count: n)
+        var state = [[Double]](repeating: [0, 0], count: 3)
+        var previous: Float = 0
+        for i in 0..<n {
+            let x = Double(source[i] - previous)
+            previous = source[i]
+            let vowel = vowels[(i / Int(rate)) % vowels.count]
+            var y = 0.0
+            for (k, f) in vowel.enumerated() {
+                let bw = 80.0 + 40 * Double(k)
+                let r = exp(-Double.pi * bw / rate)
+                let a1 = 2 * r * cos(2 * Double.pi * f / rate), a2 = -r * r
+                let v = x + a1 * state[k][0] + a2 * state[k][1]
+                state[k][1] = state[k][0]
+                state[k][0] = v
+                y += v * (1 - r) / Double(k + 1)
+            }
+            out[i] = Float(y)
+        }
+        let peak = out.map { abs($0) }.max() ?? 1
+        return out.map { gain * $0 / max(peak, 1e-9) }
+    }
+
+    static func sine(seconds: Double, frequency: Double = 440, gain: Float = 0.5) -> [Float] {
+        (0..<Int(seconds * rate)).map { gain * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) }
+    }
+
+    static func whiteNoise(seconds: Double, gain: Float = 0.3) -> [Float] {
+        var noise = Noise(state: 99)
+        return (0..<Int(seconds * rate)).map { _ in gain * noise.next() }
+    }
+
+    static func mix(_ parts: [[Float]]) -> [Float] {
+        let n = parts.map(\.count).max() ?? 0
+        var out = [Float](repeating: 0, count: n)
+        for p in parts { add(p, into: &out, at: 0) }
+        return out
+    }
+
+    /// Runs the session on mono samples.
+    static func analyze(_ samples: [Float], for types: Set<AnalysisType>) async throws -> SessionResult {
+        let chunk = 8192
+        let buffers = stride(from: 0, to: samples.count, by: chunk).map {
+            PCMBuffer(sampleRate: rate, channelCount: 1, samples: Array(samples[$0..<min(samples.count, $0 + chunk)]))
+        }
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(buffers))
+        return try await session.analyze(for: types)
+    }
+}
+
+/// Share of `duration` covered by `ranges`.
+func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
+    (ranges ?? []).reduce(0) { $0 + $1.duration } / max(duration, 1e-9)
+}
+
+@Suite struct InstrumentActivityTests {
+    typealias Instrument = InstrumentActivityResult.Instrument
+
+    /// Checks which instruments cover most of the signal and which (nearly) none of it.
+    func check(_ samples: [Float], present: Set<Instrument>, absent: Set<Instrument>,
+               sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let duration = Double(samples.count) / ActivitySynth.rate
+        let result = try await ActivitySynth.analyze(samples, for: [.instrumentActivity])
+        let activity = try #require(result.instrumentActivity, sourceLocation: sourceLocation)
+        for instrument in Instrument.allCases {
+            #expect(activity.ranges[instrument] != nil && activity.activity[instrument] != nil, sourceLocation: sourceLocation)
+        }
+        let shares = Dictionary(uniqueKeysWithValues: Instrument.allCases.map { ($0, activityCoverage(activity.ranges[$0], duration: duration)) })
+        for instrument in present {
+            #expect((shares[instrument] ?? 0) >= 0.6, "\(instrument) should be present: \(shares)", sourceLocation: sourceLocation)
+        }
+        for instrument in absent {
+            #expect((shares[instrument] ?? 0) <= 0.1, "\(instrument) should be absent: \(shares)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func drumsAloneAreOnlyDrums() async throws {
+        try await check(ActivitySynth.drums(seconds: 8), present: [.drum], absent: [.vocal, .bass, .other])
+    }
+
+    @Test func bassAloneIsBass() async throws {
+        try await check(ActivitySynth.bass(seconds: 8), present: [.bass], absent: [.vocal, .drum])
+    }
+
+    @Test func chordsAloneAreOther() async throws {
+        try await check(ActivitySynth.chords(seconds: 8), present: [.other], absent: [.vocal, .drum, .bass])
+    }
+
+    @Test func voiceLineIsVocal() async throws {
+        try await check(ActivitySynth.voice(seconds: 8), present: [.vocal], absent: [.drum, .bass])
+    }
+
+    @Test func bandMixHasEveryInstrument() async throws {
+        let s = 8.0
+        try await check(ActivitySynth.mix([ActivitySynth.drums(seconds: s, gain: 0.35), ActivitySynth.bass(seconds: s), ActivitySynth.chords(seconds: s, gain: 0.06), ActivitySynth.voice(seconds: s)]),
+                        present: [.drum, .bass, .other, .vocal], absent: [])
+    }
+
+    @Test func drumsAndBassWithoutVoice() async throws {
+        let s = 8.0
+        try await check(ActivitySynth.mix([ActivitySynth.drums(seconds: s), ActivitySynth.bass(seconds: s)]), present: [.drum, .bass], absent: [.vocal, .other])
+    }
+
+    @Test func silenceSineAndNoiseHaveNoVocal() async throws {
+        try await check(ActivitySynth.empty(5), present: [], absent: [.vocal, .drum, .bass, .other])
+        try await check(ActivitySynth.sine(seconds: 5), present: [], absent: [.vocal, .drum])
+        try await check(ActivitySynth.whiteNoise(seconds: 5), present: [], absent: [.vocal, .bass])
+    }
+
+    @Test func curvesAreTenHertzInZeroOne() async throws {
+        let samples = ActivitySynth.mix([ActivitySynth.drums(seconds: 4.05), ActivitySynth.chords(seconds: 4.05)])
+        let result = try await ActivitySynth.analyze(samples, for: [.instrumentActivity])
+        let activity = try #require(result.instrumentActivity)
+        for instrument in Instrument.allCases {
+            let curve = try #require(activity.activity[instrument])
+            #expect(curve.count == 41)
+            for (i, point) in curve.enumerated() {
+                #expect(abs(point.time - Double(i) / 10) < 1e-9)
+                #expect(point.value >= 0 && point.value <= 1)
+            }
+            for r in activity.ranges[instrument] ?? [] { #expect(r.start >= 0 && r.end <= 4.05 + 1e-9 && r.duration > 0) }
+        }
+        #expect((activity.activity[.drum] ?? []).contains { $0.value > 0.3 })
+    }
+
+    @Test func rangeTrackerBridgesGapsAndDropsBlips() {
+        let tracker = RangeTracker(on: 0, off: -3, bridge: 1, minimumDuration: 0.5)
+        var score = [Float](repeating: -10, count: 100)
+        for i in 10..<30 { score[i] = 1 }      // 2 s present
+        for i in 35..<50 { score[i] = 1 }      // after a 0.5 s gap: bridged
+        score[80] = 5; score[81] = 5           // a 0.2 s blip: dropped
+        for i in 50..<55 { score[i] = -2 }     // between off and on: stays open
+        let ranges = RangeTracker.ranges(of: tracker.mask(score, rate: 10), rate: 10, duration: 10)
+        #expect(ranges.count == 1)
+        #expect(abs((ranges.first?.start ?? 0) - 1) < 1e-9 && abs((ranges.first?.end ?? 0) - 5.5) < 1e-9)
+        #expect(tracker.mask([.nan, .infinity, -.infinity], rate: 10) == [false, false, false])
+    }
+
+    @Test func hostileFeaturesAreSafe() {
+        let analyzer = InstrumentActivityAnalyzer()
+        let empty = analyzer.analyze(SharedFeatures(duration: 0))
+        #expect(Set(empty.ranges.keys) == Set(Instrument.allCases) && empty.activity.values.allSatisfy { $0.isEmpty })
+        let hp = HarmonicPercussiveFeatures(frameRate: 21.5, framesPerVector: 4, bandEdges: [0, 120, 250, 2000, 5000, 11_000],
+                                            harmonic: [.nan, 1, 2], percussive: [.infinity], residual: [])
+        let odd = analyzer.analyze(SharedFeatures(duration: .nan, harmonicPercussive: hp))
+        #expect(odd.activity.values.allSatisfy { $0.isEmpty })
+        let short = analyzer.analyze(SharedFeatures(duration: 2, harmonicPercussive: hp))
+        #expect((short.activity[.drum]?.count ?? 0) <= 20 && short.activity[.drum]?.allSatisfy { $0.value == 0 } == true)
+        // A duration far beyond the features allocates nothing unbounded.
+        let huge = analyzer.analyze(SharedFeatures(duration: 1e12, harmonicPercussive: hp))
+        #expect((huge.activity[.drum]?.count ?? 0) <= 11)
+    }
+}
