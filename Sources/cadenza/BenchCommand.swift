@@ -40,6 +40,9 @@ enum BenchCommand {
             }
             rows.append(try await bench.measureAnalysis([.rhythm], duration: duration))
             rows.append(try await bench.measureAnalysis([.rhythm, .key], duration: duration))
+            rows.append(try await bench.measureAnalysis([.rhythm, .structure], duration: duration))
+            rows.append(try await bench.measureAnalysis([.rhythm, .pace], duration: duration))
+            rows.append(try await bench.measureAnalysis([.rhythm, .instrumentActivity], duration: duration))
             rows.append(try await bench.measureAnalysis(AnalysisType.available, duration: duration))
             print("File: \(path) (\(String(format: "%.1f", duration)) s)\n")
             print("| stage | CPU s | wall s | x real time |")
