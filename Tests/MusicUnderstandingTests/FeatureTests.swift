@@ -278,6 +278,7 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         settings.maxFrequency = maxFrequency
         settings.framesPerVector = framesPerVector
         settings.separationFactor = beta
+        settings.frameStride = 1  // the direct reference separates every frame
         let config = FeatureSynth.configuration
         var g = FeatureSynth.Noise(state: 11)
         let frameCount = 37
@@ -432,5 +433,26 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
             let meanBand: Float = direct.vector(i).reduce(0, +) / 40
             #expect(abs(c0[i] - scale * meanBand) < 1e-3)
         }
+    }
+}
+
+/// The optional frame stride of the separation: same vector grid, same decisions on clear cases.
+@Suite struct SeparationStrideTests {
+    @Test func strideTwoKeepsTheGridAndTheComponents() {
+        let chord = FeatureSynth.tones([(220, 0.2), (277.2, 0.2), (329.6, 0.2)], seconds: 3)
+        let clicks = FeatureSynth.clicks(seconds: 3, period: 0.25, first: 0.1)
+        var strided = HarmonicPercussiveConfiguration()
+        strided.frameStride = 2
+        for signal in [chord, clicks] {
+            let every = FeatureSynth.hpss(signal), half = FeatureSynth.hpss(signal, strided)
+            #expect(half.count == every.count && half.frameRate == every.frameRate)
+            let h1 = every.harmonic.reduce(0, +), p1 = every.percussive.reduce(0, +)
+            let h2 = half.harmonic.reduce(0, +), p2 = half.percussive.reduce(0, +)
+            // The dominant component stays dominant, by a wide margin.
+            #expect((h1 > 10 * p1) == (h2 > 10 * p2) && (p1 > h1) == (p2 > h2), "\(h1) \(p1) \(h2) \(p2)")
+        }
+        var odd = strided
+        odd.framesPerVector = 3  // 2 does not divide 3: every frame is separated
+        #expect(FeatureSynth.hpss(chord, odd).count == FeatureSynth.hpss(chord, { var s = HarmonicPercussiveConfiguration(); s.framesPerVector = 3; return s }()).count)
     }
 }
