@@ -56,14 +56,16 @@ private enum FeatureSynth {
         let fft = RealFFT(size: n)
         let window = (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
         let padded = [Float](repeating: 0, count: n / 2) + signal + [Float](repeating: 0, count: n / 2)
-        var frame = [Float](repeating: 0, count: n)
         var power = [Float](repeating: 0, count: configuration.binCount)
         var index = 0
         var start = 0
         while start + n <= padded.count {
-            for i in 0..<n { frame[i] = padded[start + i] * window[i] }
-            frame.withUnsafeBufferPointer { f in
-                power.withUnsafeMutableBufferPointer { p in fft.powerSpectrum(of: f, into: p) }
+            padded.withUnsafeBufferPointer { src in
+                window.withUnsafeBufferPointer { win in
+                    power.withUnsafeMutableBufferPointer { p in
+                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start ..< start + n]), window: win, into: p)
+                    }
+                }
             }
             consumer.consume(SpectralFrame(index: index, magnitude: power.map { $0.squareRoot() }))
             index += 1

@@ -28,12 +28,6 @@ public struct BatchRunner: Sendable {
             ?? ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types, configuration: configuration), threads: max(1, jobs))
     }
 
-    /// Analyses one input into a report or an error record, on a dedicated thread.
-    public static func analyze(path: String, types: Set<AnalysisType>, rawFormat: RawPCMFormat? = nil) async -> Report {
-        let analyzer = FileAnalyzer(types: types)
-        return await DedicatedThread.run(name: "cadenza-batch") { analyzer.report(path: path, rawFormat: rawFormat) }
-    }
-
     /// Analyses `inputs`; `onReport` is called once per input, serially, as each completes.
     ///
     /// When the calling task is cancelled, no further input starts, the inputs in flight are asked

@@ -48,17 +48,4 @@ final class RealFFT {
             power[k] = re * re + im * im
         }
     }
-
-    /// Transforms `samples` (exactly `size` values) and writes the power `re² + im²` of each bin
-    /// to `power` (`binCount` values).
-    func powerSpectrum(of samples: UnsafeBufferPointer<Float>, into power: UnsafeMutableBufferPointer<Float>) {
-        guard let input, let output, let plan, samples.count >= size, power.count >= binCount else { return }
-        for i in 0..<size { input[i] = samples[i] }
-        fftwf_execute(plan)
-        let raw = UnsafeMutableRawPointer(output).assumingMemoryBound(to: Float.self)
-        for k in 0..<binCount {
-            let re = raw[2 * k], im = raw[2 * k + 1]
-            power[k] = re * re + im * im
-        }
-    }
 }

@@ -113,7 +113,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         let binWidth = configuration.binWidth
         // Centre bins of the semitone frequencies, duplicates merged.
         var centres: [Int] = []
-        var pitches: [Int] = []
         let lo = min(onset.lowestPitch, onset.highestPitch), hi = max(onset.lowestPitch, onset.highestPitch)
         for p in (lo - 1)...(hi + 1) {
             let f = 440 * pow(2, Double(p - 69) / 12)
@@ -121,7 +120,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             guard bin >= 1, bin < binCount - 1 else { continue }
             if let last = centres.last, last == bin { continue }
             centres.append(bin)
-            pitches.append(p)
         }
         guard centres.count >= 3 else { return }
         for i in 1..<(centres.count - 1) {

@@ -13,11 +13,4 @@ enum DedicatedThread {
         thread.stackSize = stackSize
         thread.start()
     }
-
-    /// Runs `body` on a new thread and waits for its value without blocking the caller's thread.
-    static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            start(name: name) { continuation.resume(returning: body()) }
-        }
-    }
 }
