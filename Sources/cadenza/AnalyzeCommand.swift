@@ -15,6 +15,14 @@ struct AnalyzeOptions: OptionGroup {
                                 help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
     let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
                            range: 1...1024)
+    let format = Option<ReportFormat>(
+        names: ["--format", "-f"], value: "format",
+        help: "Output format: ndjson (default), json, csv, jams, labels.") { (text, name) throws(UsageError) in
+        guard let format = ReportFormat(rawValue: text) else {
+            throw UsageError(description: "unknown format '\(text)' for \(name): expected ndjson, json, csv, jams or labels")
+        }
+        return format
+    }
     let noProgress = Flag(names: ["--no-progress"], help: "Never draw the progress bar on stderr.")
 }
 
@@ -24,13 +32,18 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--output <dir>] [--jobs <n>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--jobs <n>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
             error record naming the file and the reason; the batch always goes on.
             Output: one JSON report per line on stdout in completion order (NDJSON), or with --output one \
             file per input, DIR/<input path>.json (standard input: DIR/stdin.json). A progress bar with ETA is drawn on stderr when it is a terminal.
+            --format json: one pretty JSON array of all reports on stdout (DIR/<input>.json pretty with --output); \
+            csv: a header and one row per input (path, duration, bpm, beats_per_bar, key, camelot, integrated_lufs, \
+            loudness_range_lu, true_peak_dbtp, error; DIR/<input>.csv); jams: one JAMS document per line \
+            (DIR/<input>.jams); labels: an Audacity/Sonic Visualiser label track per input with beats, bars, sections \
+            and keys merged (DIR/<input>.beats.txt, .bars.txt, .sections.txt, .key.txt).
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 130 interrupted.
             """)
 
@@ -43,7 +56,15 @@ enum AnalyzeCommand {
         }
         if args.positionals.isEmpty { Cadenza.usageFailure("no input: give at least one file or folder", spec) }
 
-        let sink: ReportSink = args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
+        let format = args[\.format] ?? .ndjson
+        var writer: FormattedReportWriter?
+        if format != .ndjson {
+            if let dir = args[\.output] {
+                do throws(BatchError) { try BatchJob.prepareOutputFolder(dir) } catch { Cadenza.usageFailure(error.description.replacingOccurrences(of: "cannot write to ", with: "cannot write to --output "), spec) }
+            }
+            writer = FormattedReportWriter(format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO))
+        }
+        let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         let job: BatchJob
         do throws(BatchError) {
             job = try BatchJob(paths: args.positionals,
@@ -59,7 +80,7 @@ enum AnalyzeCommand {
         }
         if job.inputs.isEmpty { printError("warning: no audio inputs found in \(args.positionals.joined(separator: " "))") }
         let progress = (isatty(STDERR_FILENO) == 1 && !args[\.noProgress]) ? ProgressBar(inputs: job.inputs) : nil
-        let namesFailuresOnStderr = args[\.output] != nil
+        let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
@@ -79,6 +100,7 @@ enum AnalyzeCommand {
         }
         interrupt.stop()
         progress?.finish()
+        do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(error)") }
         if summary.interrupted {
             printError("interrupted: \(summary.done) of \(summary.inputs) inputs analysed")
         } else if summary.failed > 0 && progress != nil {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A small JSON Schema (draft 2020-12) validator covering the keywords report.schema.json uses:
 /// type, required, properties, additionalProperties, items, enum, const, minimum, maximum,
-/// exclusiveMinimum, minLength and local $ref.
+/// exclusiveMinimum, minLength and local $ref; also pattern and oneOf (for the JAMS schema).
 struct SchemaValidator {
     let root: [String: Any]
 
@@ -69,6 +69,18 @@ struct SchemaValidator {
         }
         if let s = value as? String, let m = (schema["minLength"] as? NSNumber)?.intValue, s.count < m {
             errors.append("\(path): shorter than \(m)")
+        }
+        if let s = value as? String, let p = schema["pattern"] as? String, let re = try? NSRegularExpression(pattern: p),
+           re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+            errors.append("\(path): '\(s)' does not match \(p)")
+        }
+        if let options = schema["oneOf"] as? [[String: Any]] {
+            let passing = options.filter { option in
+                var e: [String] = []
+                check(value, against: option, at: path, errors: &e)
+                return e.isEmpty
+            }.count
+            if passing != 1 { errors.append("\(path): matches \(passing) of \(options.count) oneOf schemas") }
         }
         if let object = value as? [String: Any] {
             for key in (schema["required"] as? [String]) ?? [] where object[key] == nil {

@@ -6,6 +6,8 @@ public enum ReportSink: Sendable {
     case ndjson(fileDescriptor: Int32)
     /// `DIR/<input path>.json` for each input, written atomically (temporary file, then rename).
     case directory(String)
+    /// Another format (CSV, JAMS, labels, pretty JSON) to a stream or a folder (`Output/ReportFormat.swift`).
+    case formatted(FormattedReportWriter)
 
     /// Why a report could not be written: the file (or "standard output") and the system's reason.
     public struct WriteError: Error, Sendable, CustomStringConvertible {
@@ -18,11 +20,13 @@ public enum ReportSink: Sendable {
 
     /// Writes one report. Throws ``WriteError`` when the output cannot be written (disk full, permissions).
     public func write(_ report: Report) throws(WriteError) {
+        if case .formatted(let writer) = self { return try writer.write(report) }
         var data = report.jsonLine()
         data.append(0x0A)
         switch self {
         case .ndjson(let fd):
             do { try Self.writeAll(data, to: fd) } catch { throw WriteError(path: "standard output", reason: Self.reason(error)) }
+        case .formatted: break
         case .directory(let dir):
             let target = Self.outputPath(for: report.source.path, in: dir)
             let folder = (target as NSString).deletingLastPathComponent
