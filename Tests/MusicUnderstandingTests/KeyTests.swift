@@ -83,6 +83,74 @@ private enum KeySignals {
         }
     }
 
+    /// `seconds` of noise with spectral slope 0 (white), -3 dB/octave (pink: Kellet's
+    /// three-pole approximation) or -6 dB/octave (brown: leaky integration), peak near `gain`.
+    static func noise(seconds: Double, colour: Int, gain: Float = 0.3, seed: UInt64 = 11) -> [Float] {
+        var rng = Random(state: seed)
+        var b0: Float = 0, b1: Float = 0, b2: Float = 0, brown: Float = 0
+        return (0..<Int(seconds * rate)).map { _ in
+            let w = rng.next()
+            switch colour {
+            case 1:
+                b0 = 0.99765 * b0 + w * 0.0990460
+                b1 = 0.96300 * b1 + w * 0.2965164
+                b2 = 0.57000 * b2 + w * 1.0526913
+                return gain * 0.25 * (b0 + b1 + b2 + w * 0.1848)
+            case 2:
+                brown = 0.995 * brown + 0.1 * w
+                return gain * brown
+            default:
+                return gain * w
+            }
+        }
+    }
+
+    /// `seconds` of a drum loop at `bpm`: hi-hat eighths (differentiated noise), kick (a sine
+    /// sweeping 150 -> 50 Hz) and snare (noise with a 190 Hz body) alternating on the beats, and
+    /// with `toms` a fill of three pitched toms (180, 140, 110 Hz, gliding down 10 %) every bar.
+    static func drums(seconds: Double, bpm: Double, toms: Bool, seed: UInt64 = 7) -> [Float] {
+        var rng = Random(state: seed)
+        var samples = [Float](repeating: 0, count: Int(seconds * rate))
+        var t = 0.0, index = 0
+        while t < seconds - 0.3 {
+            let s0 = Int(t * rate)
+            var previous: Float = 0
+            for i in 0..<Int(0.1 * rate) where s0 + i < samples.count {
+                let x = rng.next()
+                samples[s0 + i] += 0.15 * (x - previous) * Float(exp(-Double(i) / (0.03 * rate)))
+                previous = x
+            }
+            if index % 2 == 0 {
+                if (index / 2) % 2 == 0 {
+                    var phase = 0.0
+                    for i in 0..<Int(0.4 * rate) where s0 + i < samples.count {
+                        let time = Double(i) / rate
+                        phase += 2 * Double.pi * (50 + 100 * exp(-time / 0.04)) / rate
+                        samples[s0 + i] += Float(0.6 * sin(phase) * exp(-time / 0.15))
+                    }
+                } else {
+                    for i in 0..<Int(0.25 * rate) where s0 + i < samples.count {
+                        let time = Double(i) / rate
+                        let body = 0.3 * sin(2 * Double.pi * 190 * time)
+                        samples[s0 + i] += Float((0.4 * Double(rng.next()) + body) * exp(-time / 0.08))
+                    }
+                }
+            }
+            if toms && index % 8 == 7 {
+                for (k, f0) in [180.0, 140, 110].enumerated() {
+                    let start = s0 + Int(Double(k) * 0.08 * rate)
+                    for i in 0..<Int(0.3 * rate) where start + i < samples.count {
+                        let time = Double(i) / rate
+                        samples[start + i] += Float(0.4 * sin(2 * Double.pi * f0 * (1 - 0.1 * time) * time) * exp(-time / 0.12))
+                    }
+                }
+            }
+            t += 30 / bpm
+            index += 1
+        }
+        return samples
+    }
+
     /// Runs the shared feature stage and the key analysis on `samples`.
     static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(features: [.onset, .chroma])
@@ -355,6 +423,75 @@ struct KeyTests {
         if let c = features.chroma { for i in 0..<c.count { for k in 0..<12 { g[k] += c.vectors[12 * i + k].squareRoot() } } }
         let shares = g.map { $0 / (g.max() ?? 1) }
         #expect(result.ranges.isEmpty, "got \(result.ranges.map(\.value)) share \(h.reduce(0, +) / s.reduce(0, +)) \(shares)")
+    }
+
+    @Test("Noise of any colour gives no key, however long (white, pink, brown; 20 s)")
+    func colouredNoise() {
+        for colour in 0...2 {
+            let (result, _) = KeySignals.analyze(KeySignals.noise(seconds: 20, colour: colour))
+            #expect(result.ranges.isEmpty && result.confidence == nil,
+                    "colour \(colour): got \(result.ranges.map(\.value))")
+        }
+    }
+
+    @Test("Pulse without pitch gives no key: a click track, a pitched metronome, drums with toms")
+    func pulseOnly() {
+        let rate = KeySignals.rate
+        var clicks = [Float](repeating: 0, count: Int(10 * rate))
+        var beeps = clicks
+        for beat in 0..<20 {
+            let s0 = Int(Double(beat) * 0.5 * rate)
+            // A click: 2 ms of 1 kHz; a metronome beep: 40 ms of 880 Hz with a 5 ms attack.
+            for i in 0..<Int(0.002 * rate) { clicks[s0 + i] = Float(0.8 * sin(2 * Double.pi * 1000 * Double(i) / rate)) }
+            for i in 0..<Int(0.04 * rate) {
+                let env = min(1, Double(i) / (0.005 * rate)) * exp(-Double(i) / (0.015 * rate))
+                beeps[s0 + i] = Float(0.5 * env * sin(2 * Double.pi * 880 * Double(i) / rate))
+            }
+        }
+        for (name, samples) in [("clicks", clicks), ("beeps", beeps),
+                                ("drums with toms", KeySignals.drums(seconds: 16, bpm: 100, toms: true))] {
+            let (result, _) = KeySignals.analyze(samples)
+            #expect(result.ranges.isEmpty, "\(name): got \(result.ranges.map(\.value))")
+        }
+    }
+
+    @Test("One or two pitch classes determine no key: a steady sine, a single harmonic note, a bare fifth")
+    func tooFewPitchClasses() {
+        let rate = KeySignals.rate
+        let sine = (0..<Int(8 * rate)).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / rate)) }
+        var note = [Float](repeating: 0, count: Int(8 * rate))
+        KeySignals.addTone(&note, midi: 57, start: 0, length: 8, gain: 0.3)       // A3 with 12 partials
+        var fifth = [Float](repeating: 0, count: Int(8 * rate))
+        KeySignals.addTone(&fifth, midi: 57, start: 0, length: 8, gain: 0.2)
+        KeySignals.addTone(&fifth, midi: 64, start: 0, length: 8, gain: 0.2)      // E4
+        for (name, samples) in [("sine", sine), ("note", note), ("fifth", fifth)] {
+            let (result, _) = KeySignals.analyze(samples)
+            #expect(result.ranges.isEmpty, "\(name): got \(result.ranges.map(\.value))")
+        }
+        // A third note (C♯, the major third) makes a triad, and a key.
+        KeySignals.addTone(&fifth, midi: 61, start: 0, length: 8, gain: 0.2)
+        let (triad, _) = KeySignals.analyze(fifth)
+        #expect(KeySignals.globalKey(triad)?.pitchClass == 9 && KeySignals.globalKey(triad)?.mode == .major)
+    }
+
+    @Test("Confidence: present with the key, one per range, lower when out-of-key notes blur it")
+    func confidence() {
+        var clear = [Float](repeating: 0, count: Int(8.6 * KeySignals.rate))
+        KeySignals.addCadence(&clear, tonic: 2, minor: false, start: 0.2, chordLength: 1.0, repeats: 2)
+        var blurred = clear
+        // A run over the five pitch classes outside D major (C, D♯, F, G♯, A♯). (Adding all
+        // twelve alike would not change a correlation.)
+        let outside = [0, 3, 5, 8, 10]
+        for i in 0..<24 {
+            KeySignals.addTone(&blurred, midi: 72 + outside[i % 5], start: 0.2 + 0.35 * Double(i), length: 0.34, gain: 0.15)
+        }
+        let (a, _) = KeySignals.analyze(clear)
+        let (b, _) = KeySignals.analyze(blurred)
+        #expect(KeySignals.globalKey(a)?.pitchClass == 2)
+        #expect(a.rangeConfidences?.count == a.ranges.count && b.rangeConfidences?.count == b.ranges.count)
+        let ca = a.confidence ?? 0, cb = b.confidence ?? 0
+        #expect(ca > 0.7 && ca <= 1, "clear cadence \(ca)")
+        #expect(cb < ca - 0.05, "blurred \(cb) vs clear \(ca)")
     }
 
     @Test("No chroma or zero duration gives no key")

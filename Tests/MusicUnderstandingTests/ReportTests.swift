@@ -70,6 +70,7 @@ import Testing
     /// section name and property name.
     static let schemaExtras: [(section: String, property: String)] = [
         ("structure", "sectionLabels"), ("structure", "sectionFunctions"),
+        ("key", "confidence"), ("key", "rangeConfidences"),
     ]
 
     @Test func schemaCopyMatchesSharedContract() throws {

@@ -166,10 +166,30 @@ public struct KeyResult: Sendable, Codable {
 
     /// Contiguous ranges covering the music, each with its key.
     public var ranges: [MusicUnderstandingSession.RangedValue<KeySignature>]
+    /// How clearly the whole input is in its global key (the key of the longest range), 0 … 1:
+    /// the key strength of ``KeyAnalyzer`` (README, "Key"). Extra field; `nil` when no key
+    /// was found.
+    public var confidence: Double?
+    /// The key strength of each range's own material, one value per entry of ``ranges``, 0 … 1.
+    /// Extra field; `nil` when no key was found.
+    public var rangeConfidences: [Double]?
 
     /// Creates a key result.
-    public init(ranges: [MusicUnderstandingSession.RangedValue<KeySignature>]) {
+    public init(ranges: [MusicUnderstandingSession.RangedValue<KeySignature>],
+                confidence: Double? = nil, rangeConfidences: [Double]? = nil) {
         self.ranges = ranges
+        self.confidence = confidence
+        self.rangeConfidences = rangeConfidences
+    }
+
+    enum CodingKeys: String, CodingKey { case ranges, confidence, rangeConfidences }
+
+    /// Writes the optional confidences (rounded to 0.001) and the ranges in key order.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(confidence.map(ReportRounding.level), forKey: .confidence)
+        try c.encodeIfPresent(rangeConfidences?.map(ReportRounding.level), forKey: .rangeConfidences)
+        try c.encode(ranges, forKey: .ranges)
     }
 }
 
