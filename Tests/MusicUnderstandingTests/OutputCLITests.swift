@@ -85,9 +85,14 @@ struct OutputCLITests {
 
     @Test("--format labels on stdout: one merged track; an unknown format is a usage error naming it")
     func labelsOnStdoutAndUsage() async throws {
-        let run = try await CLI.run(["analyze", "--for", "key", "--format", "labels", "Fixtures/tone_2s_stereo.flac", "Fixtures/random_bytes.flac"])
+        // Chords C, Am, F, G, 2 s each (a steady tone has no key to label).
+        let dir = try Self.temporaryFolder("labels")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let chords = dir.appendingPathComponent("chords.wav")
+        try WAVFile.write(ActivitySynth.chords(seconds: 8), rate: Int(ActivitySynth.rate), channels: 1, to: chords)
+        let run = try await CLI.run(["analyze", "--for", "key", "--format", "labels", chords.path, "Fixtures/random_bytes.flac"])
         #expect(run.status == 1)
-        #expect(run.out == "0.000000\t2.000000\tkey A minor 8A\n", "\(run.out)")
+        #expect(run.out == "0.000000\t8.000000\tkey C major 8B\n", "\(run.out)")
         #expect(run.err.contains("random_bytes.flac"), "error records have no place in a label track: named on stderr")
         let bad = try await CLI.run(["analyze", "--format", "xml", "Fixtures"])
         #expect(bad.status == 2 && bad.err.contains("unknown format 'xml'"))
