@@ -14,6 +14,7 @@ struct Cadenza {
 
         COMMANDS:
           analyze     Analyse audio files and folders; NDJSON reports on stdout or one JSON per input.
+          plot        Draw a report (HTML page or SVG) from audio or an existing report.
           meter       Live EBU R128 loudness of a stream (stdin or anything FFmpeg opens).
           bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
 
@@ -30,6 +31,7 @@ struct Cadenza {
         let status: Int32
         switch command {
         case "analyze": status = await AnalyzeCommand.run(arguments)
+        case "plot": status = await PlotCommand.run(arguments)
         case "meter": status = await MeterCommand.run(arguments)
         case "bench": status = await BenchCommand.run(arguments)
         case "--help", "-h", "help":

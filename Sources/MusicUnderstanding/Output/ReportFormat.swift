@@ -125,7 +125,8 @@ public final class FormattedReportWriter: Sendable {
 
     /// Writes `data` to a temporary file beside `target`, then renames it over `target`.
     static func writeAtomically(_ data: Data, to target: String) throws(ReportSink.WriteError) {
-        let folder = (target as NSString).deletingLastPathComponent
+        let parent = (target as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {

@@ -122,7 +122,8 @@ public struct ReportPlot: Sendable {
     public func svg() -> String {
         var s = SVGText()
         s.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(layout.width), "height": fmt(height),
-                       "viewBox": "0 0 \(fmt(layout.width)) \(fmt(height))", "font-family": "sans-serif", "font-size": "12"])
+                       "viewBox": "0 0 \(fmt(layout.width)) \(fmt(height))", "font-family": "sans-serif", "font-size": "12",
+                       "data-left": fmt(layout.left), "data-plot-width": fmt(layout.plotWidth), "data-duration": "\(duration)"])
         s.element("title", text: "Cadenza: \(report.source.path)")
         s.element("rect", ["x": "0", "y": "0", "width": fmt(layout.width), "height": fmt(height), "fill": Palette.background])
         drawHeader(&s)
@@ -213,7 +214,7 @@ public struct ReportPlot: Sendable {
 
     private func laneName(_ l: Lane) -> String {
         switch l {
-        case .loudness: "Loudness"
+        case .loudness: "Loudness (LUFS)"
         case .beats: barStride > 1 ? "Bars (1 in \(barStride))" : drawsBeats ? "Beats, bars" : "Bars"
         case .sections: "Sections"
         case .key: "Key"
@@ -343,7 +344,7 @@ public struct ReportPlot: Sendable {
         guard let pace else { return absent("pace not analysed", top: top, height: height, into: &s) }
         let values = pace.ranges.map(\.value).filter(\.isFinite)
         guard let highest = values.max(), highest > 0 else { return absent("no pace", top: top, height: height, into: &s) }
-        let scale = Self.niceCeiling(highest)
+        let scale = Self.niceCeiling(highest * 1.15)
         func y(_ v: Double) -> Double { top + height * (1 - min(max(v / scale, 0), 1)) }
         var path = ""
         var area = ""
@@ -392,13 +393,13 @@ public struct ReportPlot: Sendable {
         swatch(Palette.bar, "bar line", line: true)
         swatch(Palette.beat, "beat", line: true)
         for instrument in InstrumentActivityResult.Instrument.allCases {
-            swatch(Palette.instruments[instrument] ?? Palette.bar, "\(instrument.rawValue) (pale: present)")
+            swatch(Palette.instruments[instrument] ?? Palette.bar, instrument.rawValue)
         }
         swatch(Palette.pace, "pace (events/min)", line: true)
         x = layout.left
         let y2 = y + 18
         s.element("text", ["x": fmt(x), "y": fmt(y2), "font-size": "11", "fill": "#555"],
-                  text: "Sections: same letter = same material, with a guessed function. Key: Camelot code; neighbouring colours mix.")
+                  text: "Instruments: pale = present, full colour = intensity. Sections: same letter = same material, with a guessed function. Key: Camelot code; neighbouring colours mix.")
         s.close("g")
     }
 
