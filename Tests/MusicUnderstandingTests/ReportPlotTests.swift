@@ -185,6 +185,7 @@ struct PlotCLITests {
         #expect(png.status == 2 && png.err.contains(".html or .svg"))
         let audio = try await CLI.run(["plot", "Fixtures/tone_2s_stereo.flac", "-o", dir.appendingPathComponent("tone.svg").path])
         #expect(audio.status == 0, "\(audio.err)")
-        #expect(try String(contentsOf: dir.appendingPathComponent("tone.svg"), encoding: .utf8).contains(">A minor (8A)<"))
+        let tone = try String(contentsOf: dir.appendingPathComponent("tone.svg"), encoding: .utf8)
+        #expect(tone.contains("tone_2s_stereo.flac") && tone.contains(">0:02<") && tone.contains("LUFS<"), "analysed, then drawn")
     }
 }
