@@ -280,7 +280,8 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         settings.maxFrequency = maxFrequency
         settings.framesPerVector = framesPerVector
         settings.separationFactor = beta
-        settings.frameStride = 1  // the direct reference separates every frame
+        settings.framesPooled = 1  // the direct reference separates every frame and bin
+        settings.relativeBandwidth = 0
         let config = FeatureSynth.configuration
         var g = FeatureSynth.Noise(state: 11)
         let frameCount = 37
@@ -438,23 +439,59 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
     }
 }
 
-/// The optional frame stride of the separation: same vector grid, same decisions on clear cases.
-@Suite struct SeparationStrideTests {
-    @Test func strideTwoKeepsTheGridAndTheComponents() {
+/// The reduced spectrogram of the separation (frames pooled in time, constant-Q groups in
+/// frequency): same vector grid, the same energy per band, the same decisions on clear cases.
+@Suite struct SeparationPoolingTests {
+    private static var full: HarmonicPercussiveConfiguration {
+        var s = HarmonicPercussiveConfiguration()
+        s.framesPooled = 1
+        s.relativeBandwidth = 0
+        return s
+    }
+
+    @Test func poolingKeepsTheGridTheEnergyAndTheComponents() {
         let chord = FeatureSynth.tones([(220, 0.2), (277.2, 0.2), (329.6, 0.2)], seconds: 3)
         let clicks = FeatureSynth.clicks(seconds: 3, period: 0.25, first: 0.1)
-        var strided = HarmonicPercussiveConfiguration()
-        strided.frameStride = 2
-        for signal in [chord, clicks] {
-            let every = FeatureSynth.hpss(signal), half = FeatureSynth.hpss(signal, strided)
-            #expect(half.count == every.count && half.frameRate == every.frameRate)
-            let h1 = every.harmonic.reduce(0, +), p1 = every.percussive.reduce(0, +)
-            let h2 = half.harmonic.reduce(0, +), p2 = half.percussive.reduce(0, +)
-            // The dominant component stays dominant, by a wide margin.
-            #expect((h1 > 10 * p1) == (h2 > 10 * p2) && (p1 > h1) == (p2 > h2), "\(h1) \(p1) \(h2) \(p2)")
+        let noise = FeatureSynth.noise(seconds: 3, amplitude: 0.3)
+        for signal in [chord, clicks, noise] {
+            let every = FeatureSynth.hpss(signal, Self.full), reduced = FeatureSynth.hpss(signal)
+            #expect(reduced.count == every.count && reduced.frameRate == every.frameRate)
+            #expect(reduced.bandEdges == every.bandEdges)
+            // Each group's power is the sum of its bins' (groups never straddle a band edge), so
+            // every band of every vector holds the same total energy.
+            let bands = every.bandCount
+            for v in 0..<every.count {
+                for b in 0..<bands {
+                    let i = v * bands + b
+                    let e1 = every.harmonic[i] + every.percussive[i] + every.residual[i]
+                    let e2 = reduced.harmonic[i] + reduced.percussive[i] + reduced.residual[i]
+                    #expect(abs(e1 - e2) <= 1e-4 * max(e1, 1e-9), "vector \(v) band \(b): \(e1) vs \(e2)")
+                }
+            }
         }
-        var odd = strided
-        odd.framesPerVector = 3  // 2 does not divide 3: every frame is separated
-        #expect(FeatureSynth.hpss(chord, odd).count == FeatureSynth.hpss(chord, { var s = HarmonicPercussiveConfiguration(); s.framesPerVector = 3; return s }()).count)
+        for (signal, harmonicDominant) in [(chord, true), (clicks, false)] {
+            let every = FeatureSynth.hpss(signal, Self.full), reduced = FeatureSynth.hpss(signal)
+            let h1 = every.harmonic.reduce(0, +), p1 = every.percussive.reduce(0, +)
+            let h2 = reduced.harmonic.reduce(0, +), p2 = reduced.percussive.reduce(0, +)
+            // The dominant component stays dominant, by a wide margin.
+            #expect((h1 > 10 * p1) == harmonicDominant && (h2 > 10 * p2) == harmonicDominant, "\(h1) \(p1) \(h2) \(p2)")
+            #expect((p1 > 3 * h1) == !harmonicDominant && (p2 > 3 * h2) == !harmonicDominant, "\(h1) \(p1) \(h2) \(p2)")
+        }
+        // A pooling that does not divide the vectors falls back to every frame.
+        var odd = HarmonicPercussiveConfiguration()
+        odd.framesPerVector = 3
+        var oddFull = Self.full
+        oddFull.framesPerVector = 3
+        #expect(FeatureSynth.hpss(chord, odd).count == FeatureSynth.hpss(chord, oddFull).count)
+    }
+
+    @Test func groupsAreConstantQAboveTheCornerAndPlainBinsBelow() {
+        let config = FeatureSynth.configuration
+        let reduced = HarmonicPercussiveAccumulator(configuration: config)
+        let every = HarmonicPercussiveAccumulator(configuration: config, settings: Self.full)
+        // 1 021 bins up to 11 kHz; about 50 plain bins below ~540 Hz and ~35 groups per octave
+        // above it (ln(11000 / 540) / 0.02 ≈ 150).
+        #expect(every.groupCount == Int((11_000 / config.binWidth).rounded(.down)) + 1)
+        #expect(reduced.groupCount > 170 && reduced.groupCount < 240, "\(reduced.groupCount) groups")
     }
 }

@@ -49,7 +49,8 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
     private let frameRate: Double
     private let scale: Float
     private let binPosition: [Float]      // fractional bin of each grid point
-    private var history: [[Float]]        // last frames (oldest first)
+    private var grids: [Float]            // the last two log-frequency frames, alternating halves
+    private var analysed = 0              // frames analysed so far
     private var weightedShift: [Float] = []
     private var weights: [Float] = []
     private var used: [Float] = []
@@ -64,7 +65,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
         binPosition = (0..<points).map { i in
             Float(Self.lowest * pow(2, Double(i) * Self.stepCents / 1200) / binWidth)
         }
-        history = []
+        grids = [Float](repeating: -80, count: 2 * binPosition.count)
     }
 
     func consume(_ frame: SpectralFrame) {
@@ -78,64 +79,81 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
         // half the cost, the same comparison lag.
         guard (frameIndex - 1) % 2 == 0 else { return }
         let m = frame.magnitude
-        var grid = [Float](repeating: -80, count: binPosition.count)
-        for (i, position) in binPosition.enumerated() {
-            let k = Int(position)
-            guard k >= 0, k + 1 < m.count else { continue }
-            let a = position - Float(k)
-            let v = ((1 - a) * m[k] + a * m[k + 1]) * scale
-            grid[i] = 20 * log10(max(v.isFinite ? v : 0, 1e-4))
+        let count = binPosition.count
+        // The two log-frequency frames alternate between the halves of `grids`; nothing is
+        // allocated per frame.
+        let current = analysed % 2, previousHalf = 1 - current
+        analysed += 1
+        grids.withUnsafeMutableBufferPointer { g in
+            let base = current * count
+            for i in 0..<count {
+                let position = binPosition[i]
+                let k = Int(position)
+                guard k >= 0, k + 1 < m.count else { g[base + i] = -80; continue }
+                let a = position - Float(k)
+                let v = ((1 - a) * m[k] + a * m[k + 1]) * scale
+                g[base + i] = 20 * log10(max(v.isFinite ? v : 0, 1e-4))
+            }
         }
-        history.append(grid)
-        if history.count > 2 { history.removeFirst() }
-        guard history.count == 2 else { return }
-        let previous = history[0]
-        let count = grid.count
-        var start = 0
-        while start + Self.subband <= count {
-            tried[j] += 1
-            defer { start += Self.subbandHop }
-            let range = start..<(start + Self.subband)
-            var peak: Float = -.infinity, mean: Float = 0, energy: Float = 0
-            for i in range {
-                peak = max(peak, grid[i])
-                mean += grid[i]
-                energy += pow(10, grid[i] / 10)
-            }
-            mean /= Float(Self.subband)
-            guard peak - mean >= 12, peak > -60 else { continue }
-            // Normalised cross-correlation of the mean-removed subbands over the shifts.
-            var best = -Float.infinity, bestShift = 0
-            var rho = [Float](repeating: 0, count: 2 * Self.maxShift + 1)
-            for s in -Self.maxShift...Self.maxShift {
-                var xy: Float = 0, xx: Float = 0, yy: Float = 0
-                var mx: Float = 0, my: Float = 0, c: Float = 0
-                for i in range where i - s >= 0 && i - s < count {
-                    mx += grid[i]; my += previous[i - s]; c += 1
+        guard analysed >= 2 else { return }
+        grids.withUnsafeBufferPointer { g in
+            let x = UnsafeBufferPointer(rebasing: g[(current * count)..<(current * count + count)])
+            let y = UnsafeBufferPointer(rebasing: g[(previousHalf * count)..<(previousHalf * count + count)])
+            var start = 0
+            while start + Self.subband <= count {
+                tried[j] += 1
+                defer { start += Self.subbandHop }
+                let end = start + Self.subband
+                var peak: Float = -.infinity, mean: Float = 0, energy: Float = 0
+                for i in start..<end {
+                    let d = x[i]
+                    peak = max(peak, d)
+                    mean += d
+                    energy += Self.power(ofDecibels: d)
                 }
-                guard c > 8 else { continue }
-                mx /= c; my /= c
-                for i in range where i - s >= 0 && i - s < count {
-                    let x = grid[i] - mx, y = previous[i - s] - my
-                    xy += x * y; xx += x * x; yy += y * y
+                mean /= Float(Self.subband)
+                guard peak - mean >= 12, peak > -60 else { continue }
+                // Normalised cross-correlation of the mean-removed subbands over the shifts,
+                // from one pass of sums per shift (Σx, Σy, Σxy, Σx², Σy² over the overlap).
+                var best = -Float.infinity, bestShift = 0
+                var rho: (Float, Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &rho) { raw in
+                    let r = raw.bindMemory(to: Float.self)
+                    for shift in -Self.maxShift...Self.maxShift {
+                        let lo = max(start, shift), hi = min(end, count + shift)
+                        let c = Float(hi - lo)
+                        guard c > 8 else { continue }
+                        var sx: Float = 0, sy: Float = 0, sxy: Float = 0, sxx: Float = 0, syy: Float = 0
+                        for i in lo..<hi {
+                            let u = x[i] - mean, v = y[i - shift] - mean  // offset for conditioning
+                            sx += u; sy += v; sxy += u * v; sxx += u * u; syy += v * v
+                        }
+                        let xy = sxy - sx * sy / c, xx = sxx - sx * sx / c, yy = syy - sy * sy / c
+                        let value = xx > 0 && yy > 0 ? xy / (xx * yy).squareRoot() : 0
+                        r[shift + Self.maxShift] = value
+                        if value > best { best = value; bestShift = shift }
+                    }
+                    guard best >= 0.5 else { return }
+                    var shift = Float(bestShift)
+                    let bi = bestShift + Self.maxShift
+                    if bi > 0 && bi < r.count - 1 {
+                        let l = r[bi - 1], c = r[bi], rr = r[bi + 1]
+                        let d = l - 2 * c + rr
+                        if d < 0 { shift += max(-0.5, min(0.5, 0.5 * (l - rr) / d)) }
+                    }
+                    let cents = abs(shift) * Float(Self.stepCents)
+                    weightedShift[j] += energy * cents
+                    weights[j] += energy
+                    used[j] += 1
                 }
-                let r = xx > 0 && yy > 0 ? xy / (xx * yy).squareRoot() : 0
-                rho[s + Self.maxShift] = r
-                if r > best { best = r; bestShift = s }
             }
-            guard best >= 0.5 else { continue }
-            var shift = Float(bestShift)
-            let bi = bestShift + Self.maxShift
-            if bi > 0 && bi < rho.count - 1 {
-                let l = rho[bi - 1], c = rho[bi], r = rho[bi + 1]
-                let d = l - 2 * c + r
-                if d < 0 { shift += max(-0.5, min(0.5, 0.5 * (l - r) / d)) }
-            }
-            let cents = abs(shift) * Float(Self.stepCents)
-            weightedShift[j] += energy * cents
-            weights[j] += energy
-            used[j] += 1
         }
+    }
+
+    /// `10^(d/10)`, the power of a level in dB re full scale (the grid's values).
+    @inline(__always)
+    private static func power(ofDecibels d: Float) -> Float {
+        Foundation.exp(d * 0.230_258_5)  // ln(10) / 10
     }
 
     func finish() -> PitchFluctuationFeatures {
