@@ -72,4 +72,32 @@ import Testing
         #expect(analyzer.analyze(SharedFeatures(duration: 0), rhythm: nil).ranges.isEmpty)
         #expect(analyzer.quantised([0.1, 0.11, 0.6], beats: [0, 0.5, 1.0]).count == 2)
     }
+
+    /// Loud kicks on the beats and soft hi-hats between them: in the broadband flux the hats
+    /// are under the salience floor (5 % of the kicks' strength); in the high band, where the
+    /// kicks put nothing, they are the salient events and count.
+    @Test func highBandEventsRecoverHatsMaskedByALoudMix() {
+        let rate = 86.13, seconds = 8.0
+        let n = Int(seconds * rate)
+        var broad = [Float](repeating: 0.05, count: n), high = [Float](repeating: 0.01, count: n)
+        var beat = 0.25
+        while beat < seconds - 0.5 {
+            broad[Int((beat * rate).rounded())] = 20
+            let hat = Int(((beat + 0.25) * rate).rounded())
+            broad[hat] = 1
+            high[hat] = 1
+            beat += 0.5
+        }
+        let onset = OnsetFeatures(frameRate: rate, strength: broad, energy: [Float](repeating: 1, count: n),
+                                  highStrength: high)
+        var without = PaceAnalyzer.Configuration()
+        without.highBandEvents = false
+        let kicks = PaceAnalyzer(configuration: without).events(onset)
+        let all = PaceAnalyzer().events(onset)
+        #expect(kicks.count == 15, "\(kicks.count) events without the high band")
+        #expect(all.count == 30, "\(all.count) events with it")
+        // No curve of the high band: the broadband events alone.
+        let plain = OnsetFeatures(frameRate: rate, strength: broad, energy: [Float](repeating: 1, count: n))
+        #expect(PaceAnalyzer().events(plain).count == 15)
+    }
 }

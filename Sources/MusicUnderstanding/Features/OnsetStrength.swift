@@ -20,12 +20,18 @@ public struct OnsetFeatures: Sendable {
     /// Log energy of each frame, `log10(1 + gamma * sum of band magnitudes)`; useful for
     /// silence and dynamics.
     public var energy: [Float]
+    /// High-band onset strength (filterbank bands above `OnsetConfiguration.highBandMinimum`:
+    /// hi-hats, cymbals, the noise bursts of snares; tonal partials are weak there), one value
+    /// per STFT frame, computed like `strength`. Empty when not computed.
+    public var highStrength: [Float]
     /// Creates onset features (mostly for tests).
-    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], energy: [Float] = []) {
+    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], energy: [Float] = [],
+                highStrength: [Float] = []) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
         self.energy = energy
+        self.highStrength = highStrength
     }
 
     /// Number of frames of the curves.
@@ -57,6 +63,9 @@ public struct OnsetConfiguration: Sendable, Hashable {
     public var whitening: Bool = true
     /// Upper edge of the low band, Hz (default 150: kick drum and bass fundamentals).
     public var lowBandMaximum: Double = 150
+    /// Lower edge of the high band, Hz (default 3200: the top octave band of E. D. Scheirer,
+    /// "Tempo and beat analysis of acoustic musical signals", JASA 103(1), 1998, sec. II.A).
+    public var highBandMinimum: Double = 3200
 
     /// The default configuration.
     public init() {}
@@ -80,6 +89,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var bandWeightCount: [Int] = []
     private var weights: [Float] = []
     private var lowBandCount = 0
+    private var highBandStart = Int.max  // first filterbank band above `highBandMinimum`
     private var bandCount = 0
     // State.
     private var history: [[Float]]  // last `lag` frames of compressed bands, ring
@@ -92,6 +102,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var strength: [Float] = []
     private var lowStrength: [Float] = []
     private var energy: [Float] = []
+    private var highStrength: [Float] = []
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -138,13 +149,14 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             weights.append(contentsOf: w)
             let f = Double(c) * binWidth
             if f <= onset.lowBandMaximum { lowBandCount += 1 }
+            if f >= onset.highBandMinimum && highBandStart == Int.max { highBandStart = bandStart.count - 1 }
         }
         bandCount = bandStart.count
     }
 
     func consume(_ frame: SpectralFrame) {
         guard bandCount > 0 else {
-            strength.append(0); lowStrength.append(0); energy.append(0)
+            strength.append(0); lowStrength.append(0); energy.append(0); highStrength.append(0)
             return
         }
         let gamma = onset.gamma
@@ -176,7 +188,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
 
         // SuperFlux: difference against the maximum-filtered frame `lag` frames back.
         let lag = history.count
-        var flux: Float = 0, lowFlux: Float = 0
+        var flux: Float = 0, lowFlux: Float = 0, highFlux: Float = 0
         if framesSeen >= lag {
             let ref = history[historyIndex]  // oldest frame = `lag` frames back
             let half = max(0, onset.maxFilterWidth / 2)
@@ -189,6 +201,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
                     if d > 0 {
                         flux += d
                         if b < lowBandCount { lowFlux += d }
+                        if b >= highBandStart { highFlux += d }
                     }
                 }
             }
@@ -198,6 +211,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         framesSeen += 1
         strength.append(flux)
         lowStrength.append(lowFlux)
+        highStrength.append(highFlux)
     }
 
     func finish() -> OnsetFeatures {
@@ -205,7 +219,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         // the flux curves back by half the lag so value i belongs to frame i's centre.
         let shift = history.count / 2
         if shift > 0 {
-            for arr in [\OnsetStrengthAccumulator.strength, \OnsetStrengthAccumulator.lowStrength] {
+            for arr in [\OnsetStrengthAccumulator.strength, \OnsetStrengthAccumulator.lowStrength, \OnsetStrengthAccumulator.highStrength] {
                 var a = self[keyPath: arr]
                 if a.count > shift {
                     a.removeFirst(shift)
@@ -215,6 +229,6 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             }
         }
         return OnsetFeatures(frameRate: configuration.frameRate, strength: strength, lowStrength: lowStrength,
-                             energy: energy)
+                             energy: energy, highStrength: highStrength)
     }
 }

@@ -13,7 +13,9 @@ import Foundation
 /// pace = 60 × (occupied grid slots + events outside the beats) / (span seconds)   [events per minute]
 /// ```
 ///
-/// 1. Events: peaks of the broadband onset strength (SuperFlux, shared with rhythm) that are
+/// 1. Events: peaks of the broadband onset strength (SuperFlux, shared with rhythm), and of its
+///    high band above 3.2 kHz (``Configuration/highBandEvents``: hi-hats masked in the
+///    broadband flux by a loud mix), that are
 ///    local maxima over ±``Configuration/mergeSeconds`` (onsets closer than 50 ms fuse into one
 ///    perceived event) and exceed both the mean strength over ±0.5 s times
 ///    ``Configuration/localFactor`` and a salience floor, ``Configuration/salienceFloor`` × the
@@ -58,6 +60,12 @@ public struct PaceAnalyzer: Sendable {
         /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)
         /// below the 95th percentile count no events (default 40).
         public var silenceLevel: Float = 40
+        /// Whether the peaks of the high band (above 3.2 kHz: hi-hats, cymbals, snare noise)
+        /// are events too (default true). In a loud mix, hi-hat strokes between the beats add
+        /// little to the broadband flux and fall under its salience floor; in their own band
+        /// they stand out (the band-wise onset detection of A. Klapuri, "Sound onset detection
+        /// by applying psychoacoustic knowledge", ICASSP 1999, sec. 2-3, with two bands).
+        public var highBandEvents: Bool = true
         /// The defaults.
         public init() {}
     }
@@ -70,12 +78,31 @@ public struct PaceAnalyzer: Sendable {
         self.configuration = configuration
     }
 
-    /// The event times (seconds) found in the onset features.
+    /// The event times (seconds) found in the onset features: the salient peaks of the
+    /// broadband onset strength and, with ``Configuration/highBandEvents``, of the high band,
+    /// merged within ``Configuration/mergeSeconds``.
     func events(_ onset: OnsetFeatures) -> [Double] {
-        let s = onset.strength.map { $0.isFinite ? max(0, $0) : 0 }
-        let n = s.count
         let rate = onset.frameRate
-        guard n > 2, rate.isFinite, rate > 0 else { return [] }
+        guard onset.count > 2, rate.isFinite, rate > 0 else { return [] }
+        var curves = [onset.strength]
+        if configuration.highBandEvents && onset.highStrength.count == onset.count { curves.append(onset.highStrength) }
+        // The absolute floor is shared between the curves (a band holds part of the flux).
+        let floor = configuration.minimumStrength / Float(curves.count)
+        var times: [Double] = []
+        for curve in curves { times.append(contentsOf: peaks(curve, energy: onset.energy, rate: rate, minimum: floor)) }
+        times.sort()
+        // Onsets found in both curves within the merge distance are one perceived event.
+        var merged: [Double] = []
+        let merge = configuration.mergeSeconds.isFinite ? max(0, configuration.mergeSeconds) : 0.05
+        for t in times where merged.last.map({ t - $0 >= merge }) ?? true { merged.append(t) }
+        return merged
+    }
+
+    /// Salient peaks of one onset-strength curve, seconds.
+    private func peaks(_ curve: [Float], energy: [Float], rate: Double, minimum: Float) -> [Double] {
+        let s = curve.map { $0.isFinite ? max(0, $0) : 0 }
+        let n = s.count
+        guard n > 2 else { return [] }
         let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
         let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
         // Candidate peaks: local maxima over ±merge frames.
@@ -90,10 +117,9 @@ public struct PaceAnalyzer: Sendable {
         let reference = Smoothing.quantile(peaks.map { s[$0] }, 0.95) ?? 0
         guard reference > 0 else { return [] }
         // Audible frames from the log frame energy (log10 scale, ×10 for dB).
-        let energy = onset.energy
         let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
         return peaks.compactMap { i in
-            guard s[i] >= configuration.minimumStrength, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
+            guard s[i] >= minimum, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
             if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
             return Double(i) / rate
         }
@@ -175,9 +201,9 @@ public struct PaceAnalyzer: Sendable {
     /// Analyses the onset features, with the bars of `rhythm` when it found any.
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> PaceResult {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
+        let times = quantised(features.onset.map(events) ?? [], beats: rhythm?.beats ?? [])
         let edges = boundaries(duration: duration, rhythm: rhythm)
         guard edges.count >= 2 else { return PaceResult(ranges: []) }
-        let times = quantised(features.onset.map(events) ?? [], beats: rhythm?.beats ?? [])
         var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []
         var j = 0
         for r in 0..<(edges.count - 1) {
