@@ -24,9 +24,15 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // TagLib (libtag1-dev) behind a small C interface; C++ because TagLib's C API cannot set
+        // BPM, key or ReplayGain properties.
+        .target(
+            name: "CTagWriter",
+            linkerSettings: [.linkedLibrary("tag")]
+        ),
         .target(
             name: "MusicUnderstanding",
-            dependencies: ["CFFmpeg", "CFFTW", "CSndfile"]
+            dependencies: ["CFFmpeg", "CFFTW", "CSndfile", "CTagWriter"]
         ),
         .executableTarget(
             name: "cadenza",

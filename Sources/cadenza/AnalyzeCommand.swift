@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MusicUnderstanding
 
 /// The analyses this version has, in contract order, as `--for` spells them.
@@ -23,6 +24,16 @@ struct AnalyzeOptions: OptionGroup {
         }
         return format
     }
+    let writeTags = Flag(names: ["--write-tags"],
+                         help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
+    let keyNotation = Option<TagWriter.KeyNotation>(
+        names: ["--key-notation"], value: "notation",
+        help: "Initial key written by --write-tags: standard (Am, F#; default) or camelot (8A).") { (text, name) throws(UsageError) in
+        guard let notation = TagWriter.KeyNotation(rawValue: text) else {
+            throw UsageError(description: "unknown notation '\(text)' for \(name): expected standard or camelot")
+        }
+        return notation
+    }
     let noProgress = Flag(names: ["--no-progress"], help: "Never draw the progress bar on stderr.")
 }
 
@@ -32,7 +43,7 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--jobs <n>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--write-tags] [--jobs <n>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -83,6 +94,7 @@ enum AnalyzeCommand {
         let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
+        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard) : nil
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
         let summary = await job.run { event in
             switch event {
@@ -95,6 +107,10 @@ enum AnalyzeCommand {
                     progress?.clear()
                     printError("error: \(error.message)")
                 }
+                if let tagger, report.error == nil, let failure = tagger.tag(report, path: path) {
+                    progress?.clear()
+                    printError("error: \(failure)")
+                }
                 progress?.advance(path: path)
             }
         }
@@ -106,6 +122,26 @@ enum AnalyzeCommand {
         } else if summary.failed > 0 && progress != nil {
             printError("\(summary.failed) of \(summary.inputs) inputs failed")
         }
+        if let tagger, tagger.failures > 0, summary.exitStatus == 0 { return 1 }
         return summary.exitStatus
+    }
+}
+
+/// `--write-tags`: tags each analysed file through the library's ``TagWriter`` and counts failures.
+final class FileTagger: Sendable {
+    let notation: TagWriter.KeyNotation
+    private let failed = Mutex(0)
+    init(notation: TagWriter.KeyNotation) { self.notation = notation }
+    var failures: Int { failed.withLock { $0 } }
+
+    /// Tags the input of `report`; the failure's description, or nil.
+    func tag(_ report: Report, path: String) -> String? {
+        do throws(TagWriteError) {
+            try TagWriter().write(TagWriter.tags(for: report, path: path, keyNotation: notation), to: path)
+            return nil
+        } catch {
+            failed.withLock { $0 += 1 }
+            return error.description
+        }
     }
 }

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import MusicUnderstanding
+
+/// Every decoded sample of a file (the project's decoder), for bit-for-bit comparisons.
+private func decodedSamples(_ path: String) throws -> [Float] {
+    let decoder = try AudioDecoder(path: path)
+    var all: [Float] = []
+    while let buffer = try decoder.read() { all += buffer.samples }
+    return all
+}
+
+private func temporaryFolder(_ name: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-tags-\(name)-\(getpid())")
+    try? FileManager.default.removeItem(at: dir)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+private func copyFixture(_ name: String, to dir: URL) throws -> String {
+    let target = dir.appendingPathComponent(name)
+    try FileManager.default.copyItem(at: CLI.fixtures.appendingPathComponent(name), to: target)
+    return target.path
+}
+
+/// Whether a small tmpfs can be mounted here (root in a sandbox that allows it), for the full-disk case.
+enum TmpfsMount {
+    static let available: Bool = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-tmpfs-probe-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        guard mount(dir.path, size: 64 * 1024) else { return false }
+        return unmount(dir.path)
+    }()
+
+    static func mount(_ path: String, size: Int) -> Bool { run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]) }
+    static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) }
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+}
+
+@Suite(.serialized) struct TagWriterTests {
+    static let formats = ["tone_2s_stereo.mp3", "tone_2s_stereo.flac", "tone_2s_stereo.ogg", "tone_2s_stereo.opus",
+                          "tone_2s_stereo.m4a", "tone_alac.m4a", "tone_44k_stereo_s16.wav", "tone_44k_stereo.aiff"]
+
+    @Test("Tag values: integer BPM, key in ID3 or Camelot notation, ReplayGain 2.0 at -18 LUFS; Opus R128 Q7.8 at -23 LUFS")
+    func values() {
+        let report = SampleReport.report()  // 120 BPM, A minor (8A), -14.25 LUFS, true peak -0.75 dBTP
+        let tags = TagWriter.tags(for: report, path: "a.flac")
+        #expect(tags == ["BPM": "120", "INITIALKEY": "Am", "REPLAYGAIN_TRACK_GAIN": "-3.75 dB", "REPLAYGAIN_TRACK_PEAK": "0.917276"])
+        #expect(TagWriter.tags(for: report, path: "a.flac", keyNotation: .camelot)["INITIALKEY"] == "8A")
+        let opus = TagWriter.tags(for: report, path: "a.opus")
+        #expect(opus["R128_TRACK_GAIN"] == "-2240", "256 × (−23 + 14.25) = −2240")
+        #expect(opus["REPLAYGAIN_TRACK_GAIN"] == "" && opus["REPLAYGAIN_TRACK_PEAK"] == "", "removed on Opus")
+        var silent = report
+        silent.result?.loudness?.integrated.value = -.infinity
+        silent.result?.rhythm = nil
+        #expect(TagWriter.tags(for: silent, path: "a.flac") == ["INITIALKEY": "Am"], "no gain for silence, no BPM without beats")
+    }
+
+    @Test("Every format: tags written in its native fields, the decoded audio bit-identical, a rerun changes nothing",
+          arguments: formats)
+    func everyFormat(_ name: String) throws {
+        let dir = try temporaryFolder("fmt-\(name)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try copyFixture(name, to: dir)
+        let before = try decodedSamples(path)
+        let tags = TagWriter.tags(for: SampleReport.report(path: path), path: path)
+        #expect(try TagWriter().write(tags, to: path) == .written)
+        let after = try decodedSamples(path)
+        #expect(before.count == after.count && before == after, "\(name): decoded audio bit-identical (\(before.count) samples)")
+        let read = try TagWriter.read(path)
+        #expect(TagWriter.holds(read, tags), "\(name): \(read)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        func has(_ s: String) -> Bool { bytes.range(of: Data(s.utf8)) != nil }
+        switch (name as NSString).pathExtension {
+        case "mp3", "wav", "aiff":
+            #expect(has("TBPM") && has("TKEY") && has("TXXX"), "\(name): ID3v2 TBPM, TKEY and TXXX frames")
+        case "m4a":
+            #expect(has("tmpo") && has("com.apple.iTunes") && read["MP4:tmpo"] == "120", "\(name): tmpo and freeform atoms: \(read)")
+        case "opus":
+            #expect(has("R128_TRACK_GAIN=-2240") && !has("REPLAYGAIN_TRACK_GAIN"))
+        default:
+            #expect(has("BPM=120") && has("INITIALKEY=Am") && has("REPLAYGAIN_TRACK_GAIN=-3.75 dB"), "\(name): Vorbis comments")
+        }
+        // Idempotent: the second run finds the values and leaves the file alone.
+        let first = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(try TagWriter().write(tags, to: path) == .unchanged)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == first)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [name], "no working copy left")
+    }
+
+    @Test("A read-only file, a file TagLib cannot tag and a corrupt ID3 tag leave the original byte for byte")
+    func failuresLeaveTheOriginal() throws {
+        let dir = try temporaryFolder("fail")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tags = ["BPM": "120", "INITIALKEY": "Am"]
+
+        let readOnly = try copyFixture("tone_2s_stereo.flac", to: dir)
+        chmod(readOnly, 0o444)
+        let original = try Data(contentsOf: URL(fileURLWithPath: readOnly))
+        #expect(throws: TagWriteError.readOnly(path: readOnly)) { try TagWriter().write(tags, to: readOnly) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: readOnly)) == original)
+
+        let garbage = try copyFixture("random_bytes.flac", to: dir)
+        let garbageBytes = try Data(contentsOf: URL(fileURLWithPath: garbage))
+        #expect(throws: TagWriteError.self) { try TagWriter().write(tags, to: garbage) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == garbageBytes)
+
+        // An ID3v2 header whose size claims more than the file holds, before the MP3 audio.
+        let corrupt = dir.appendingPathComponent("corrupt.mp3").path
+        var bytes = Data("ID3".utf8) + Data([4, 0, 0, 0x7F, 0x7F, 0x7F, 0x7F]) + Data("TIT2\u{0}\u{0}\u{0}\u{FF}".utf8)
+        bytes += try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_2s_stereo.mp3"))
+        try bytes.write(to: URL(fileURLWithPath: corrupt))
+        let audioBefore = try? decodedSamples(corrupt)
+        do {
+            try TagWriter().write(tags, to: corrupt)
+            // TagLib coped: then the audio must still be what it was.
+            #expect(try decodedSamples(corrupt) == audioBefore)
+        } catch {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: corrupt)) == bytes, "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains("cadenza-tags") }, "no working copy left")
+        #expect(throws: TagWriteError.notAFile(path: "-")) { try TagWriter().write(tags, to: "-") }
+        #expect(throws: TagWriteError.notAFile(path: dir.path)) { try TagWriter().write(tags, to: dir.path) }
+    }
+
+    @Test("A full disk: the working copy fails, the original is untouched and nothing is left behind",
+          .enabled(if: TmpfsMount.available, "cannot mount a tmpfs here (needs root and a sandbox that allows mount)"))
+    func fullDisk() throws {
+        let dir = try temporaryFolder("full")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fixture = CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac")
+        let size = try Data(contentsOf: fixture).count
+        let mountPoint = dir.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        try #require(TmpfsMount.mount(mountPoint.path, size: size + 16 * 1024), "mount")
+        defer { _ = TmpfsMount.unmount(mountPoint.path) }
+        let path = mountPoint.appendingPathComponent("song.flac").path
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            try TagWriter().write(["BPM": "120"], to: path)
+            Issue.record("a second copy cannot fit on the disk")
+        } catch {
+            if case .copyFailed(_, let reason) = error { #expect(reason.contains("space"), "\(reason)") } else { Issue.record("\(error)") }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint.path) == ["song.flac"])
+    }
+
+    @Test("A symbolic link: the target is tagged and the link stays a link")
+    func symlink() throws {
+        let dir = try temporaryFolder("link")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = try copyFixture("tone_2s_stereo.ogg", to: dir)
+        let link = dir.appendingPathComponent("link.ogg").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try TagWriter().write(["BPM": "99"], to: link) == .written)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try TagWriter.read(target)["BPM"] == "99")
+    }
+}
+
+@Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
+struct WriteTagsCLITests {
+    @Test("analyze --write-tags: BPM, key and ReplayGain in the file, audio unchanged, a second run leaves the bytes")
+    func writeTags() async throws {
+        let dir = try temporaryFolder("cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("drums.wav")
+        try WAVFile.write(ActivitySynth.drums(seconds: 8, bpm: 120), rate: Int(ActivitySynth.rate), channels: 1, to: wav)
+        let flac = dir.appendingPathComponent("drums.flac").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-nostdin", "-v", "error", "-i", wav.path, flac]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        let before = try decodedSamples(flac)
+        let run = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--write-tags", "--key-notation", "camelot", flac])
+        #expect(run.status == 0, "\(run.err)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.out.utf8))
+        let tags = try TagWriter.read(flac)
+        let bpm = try #require(report.result?.rhythm?.beatsPerMinute)
+        #expect(tags["BPM"] == String(Int(Double(bpm).rounded())) && (118...122).contains(Int(tags["BPM"] ?? "") ?? 0), "\(tags)")
+        #expect(tags["REPLAYGAIN_TRACK_GAIN"]?.hasSuffix(" dB") == true && tags["REPLAYGAIN_TRACK_PEAK"] != nil)
+        #expect(try decodedSamples(flac) == before)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: flac))
+        let again = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--write-tags", flac])
+        let bytesAgain = try Data(contentsOf: URL(fileURLWithPath: flac))
+        #expect(again.status == 0 && bytesAgain == bytes)
+        let bad = try await CLI.run(["analyze", "--for", "loudness", "--write-tags", "--key-notation", "open", flac])
+        #expect(bad.status == 2 && bad.err.contains("unknown notation 'open'"))
+    }
+}
