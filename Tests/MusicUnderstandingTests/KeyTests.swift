@@ -281,10 +281,10 @@ struct KeyTests {
         // is a close on the relative minor's tonic; cut off at full level it is not a close, and
         // the key stays what the loop says.
         for released in [false, true] {
-            var samples = [Float](repeating: 0, count: Int((released ? 9.8 : 8.9) * KeySignals.rate))
+            var samples = [Float](repeating: 0, count: Int((released ? 12.8 : 11.9) * KeySignals.rate))
             KeySignals.addProgression(&samples, chords: [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]], tonic: 0,
-                                      start: 0.1, chordLength: 0.75, repeats: 2)
-            KeySignals.addProgression(&samples, chords: [[9, 12, 16]], tonic: 0, start: 6.1, chordLength: 3, repeats: 1)
+                                      start: 0.1, chordLength: 0.75, repeats: 3)
+            KeySignals.addProgression(&samples, chords: [[9, 12, 16]], tonic: 0, start: 9.1, chordLength: 3, repeats: 1)
             let (result, _) = KeySignals.analyze(samples)
             let key = KeySignals.globalKey(result)
             let expected = released ? (9, KeyResult.Mode.minor) : (0, KeyResult.Mode.major)
