@@ -55,7 +55,8 @@ enum AnalyzeCommand {
             loudness_range_lu, true_peak_dbtp, error; DIR/<input>.csv); jams: one JAMS document per line \
             (DIR/<input>.jams); labels: an Audacity/Sonic Visualiser label track per input with beats, bars, sections \
             and keys merged (DIR/<input>.beats.txt, .bars.txt, .sections.txt, .key.txt).
-            Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 130 interrupted.
+            Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 3 the output could not be \
+            written (closed pipe, full disk: the batch stops, finished reports are kept), 130 interrupted.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -119,6 +120,8 @@ enum AnalyzeCommand {
         do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(error)") }
         if summary.interrupted {
             printError("interrupted: \(summary.done) of \(summary.inputs) inputs analysed")
+        } else if let failure = summary.outputFailure {
+            printError("error: \(failure.path) cannot be written (\(failure.reason)): stopped after \(summary.done) of \(summary.inputs) inputs")
         } else if summary.failed > 0 && progress != nil {
             printError("\(summary.failed) of \(summary.inputs) inputs failed")
         }

@@ -161,9 +161,9 @@ struct ParsedArguments<Options: OptionGroup> {
     }
 }
 
-/// Writes to standard error.
+/// Writes a line to standard error (a failure to do so is ignored, never a crash).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStreams.writeError(text + "\n")
 }
 
 /// Parses the `--for` list of analysis names.

@@ -22,7 +22,7 @@ struct Cadenza {
         """
 
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        var arguments = Array(FilePath.commandLineArguments.dropFirst())  // non-UTF-8 names kept (escaped)
         guard let command = arguments.first else {
             printError(overview)
             exit(2)

@@ -11,7 +11,8 @@ struct MeterOptions: OptionGroup {
         }
         return format
     }
-    let rate = Option<Int>(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input.", range: 1...768_000)
+    let rate = Option<Int>(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input (4000 to 768000).",
+                           range: AudioDecoder.supportedSampleRates)
     let channels = Option<Int>(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input.", range: 1...64)
     let ndjson = Flag(names: ["--ndjson"], help: "Print NDJSON even when stdout is a terminal.")
 }
@@ -28,6 +29,8 @@ enum MeterCommand {
             Each 100 ms gives one NDJSON line {"time", "momentary", "shortTerm", "integrated", \
             "loudnessRange", "truePeak"} (LUFS, LU, dBTP; null where minus infinity or not yet defined); \
             on a terminal a live display instead. At end of input or Ctrl-C a summary goes to stderr.
+            Exit status: 0 end of input or Ctrl-C, 1 the input failed, 2 usage error, 3 standard output \
+            could not be written (closed pipe, full disk): the meter stops at once.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -61,11 +64,17 @@ enum MeterCommand {
                 exit(0)
             }
         }
+        let outputFailure = Mutex<String?>(nil)
         let printer = Task { () -> LoudnessResult? in
             do {
                 for try await step in session.loudnessResults {
                     latest.withLock { $0 = step }
-                    if let display { display.show(step) } else { emitLine(step) }
+                    if let failure = display.map({ $0.show(step) }) ?? emitLine(step) {
+                        // stdout is gone (closed pipe, full disk): stop the meter now.
+                        outputFailure.withLock { $0 = failure }
+                        await session.cancel()
+                        break
+                    }
                 }
             } catch {}
             return latest.withLock { $0 }
@@ -82,6 +91,10 @@ enum MeterCommand {
         let last = await printer.value
         interrupt.stop()
         if let last { printError(summary(last)) }
+        if let failure = outputFailure.withLock({ $0 }) {
+            printError("error: cannot write to standard output: \(failure); the meter stopped")
+            return StandardStreams.outputFailedStatus
+        }
         return status
     }
 
@@ -101,11 +114,12 @@ enum MeterCommand {
         v.isFinite ? String(format: "%.2f", v) : "null"
     }
 
-    static func emitLine(_ r: LoudnessResult) {
+    /// Writes one NDJSON line; the system's reason when stdout cannot take it.
+    static func emitLine(_ r: LoudnessResult) -> String? {
         let m = r.momentary.last?.value ?? -.infinity
         let s = r.shortTerm.last?.value ?? -.infinity
         let line = "{\"time\":\(String(format: "%.1f", r.integrated.time)),\"momentary\":\(json(m)),\"shortTerm\":\(json(s)),\"integrated\":\(json(r.integrated.value)),\"loudnessRange\":\(json(r.loudnessRange)),\"truePeak\":\(json(r.truePeak))}\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        return StandardStreams.writeOutput(line)
     }
 }
 
@@ -113,7 +127,8 @@ enum MeterCommand {
 final class LiveDisplay: Sendable {
     private let drawn = Mutex(false)
 
-    func show(_ r: LoudnessResult) {
+    /// Redraws the display; the system's reason when stdout cannot take it.
+    func show(_ r: LoudnessResult) -> String? {
         let m = r.momentary.last?.value ?? -.infinity
         let s = r.shortTerm.last?.value ?? -.infinity
         var text = drawn.withLock { d in
@@ -123,7 +138,7 @@ final class LiveDisplay: Sendable {
         text += row("Momentary", m, "LUFS") + row("Short-term", s, "LUFS") + row("Integrated", r.integrated.value, "LUFS")
         text += "\u{1B}[2K  Range      \(MeterCommand.level(r.loudnessRange).leftPad(6)) LU\n"
         text += "\u{1B}[2K  True peak  \(MeterCommand.level(r.truePeak).leftPad(6)) dBTP    t = \(String(format: "%.1f", r.integrated.time)) s\n"
-        FileHandle.standardOutput.write(Data(text.utf8))
+        return StandardStreams.writeOutput(text)
     }
 
     private func row(_ label: String, _ v: Float, _ unit: String) -> String {

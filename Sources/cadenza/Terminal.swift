@@ -37,7 +37,7 @@ final class ProgressBar: Sendable {
 
     func clear() {
         state.withLock { s in
-            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: s.lastLength) + "\r").utf8))
+            StandardStreams.writeError("\r" + String(repeating: " ", count: s.lastLength) + "\r")
             s.lastLength = 0
         }
     }
@@ -63,7 +63,7 @@ final class ProgressBar: Sendable {
             let columns = Self.terminalColumns()
             if line.count > columns - 1 { line = String(line.prefix(columns - 1)) }
             let pad = max(0, s.lastLength - line.count)
-            FileHandle.standardError.write(Data(("\r" + line + String(repeating: " ", count: pad)).utf8))
+            StandardStreams.writeError("\r" + line + String(repeating: " ", count: pad))
             s.lastLength = line.count
         }
     }

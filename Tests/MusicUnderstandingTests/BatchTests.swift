@@ -44,7 +44,7 @@ import Testing
         #expect(codes == ["good.flac": "ok", "damaged.mp3": "warning", "bad.flac": "decodeFailed", "notes.mp3": "decodeFailed"])
     }
 
-    @Test("Every input good: exit status 0; NDJSON sink that cannot be written: every input failed, with its write error")
+    @Test("Every input good: exit status 0; NDJSON sink that cannot be written: the job stops at the first write error, exit status 3")
     func summariesAndWriteFailures() async throws {
         let inputs = [CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff").path,
                       CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path]
@@ -61,7 +61,11 @@ import Testing
         let job = try BatchJob(paths: inputs, types: [.loudness], jobs: 2, sink: .ndjson(fileDescriptor: full))
         let events = Events()
         let summary = await job.run { events.add($0) }
-        #expect(summary == BatchSummary(inputs: 2, done: 2, failed: 2, interrupted: false))
+        // The first failed write shows the output is gone: the job stops there (issue 13).
+        #expect(summary.done == 1 && summary.failed == 1 && !summary.interrupted, "\(summary)")
+        #expect(summary.outputFailure?.reason == "No space left on device")
+        #expect(summary.exitStatus == 3)
+        #expect(events.all.count == 1)
         for event in events.all {
             guard case .inputFinished(_, let report, let writeError) = event else { continue }
             #expect(report.error == nil, "the analysis itself succeeded")
@@ -127,7 +131,7 @@ import Testing
     @Test("cancel() with an input stalled in a blocking open: the job still ends after the grace period")
     func cancelEndsDespiteStalledInput() async throws {
         let work = try Scratch()
-        let fifo = try Fifo(at: work.path("stalled.wav"))  // no writer: FFmpeg's open blocks
+        let fifo = try Fifo(at: work.path("stalled.wav"))  // a silent writer: FFmpeg's first read blocks
         defer { fifo.release() }
         let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
                                cancellationGrace: .milliseconds(300))
@@ -190,7 +194,7 @@ import Testing
         }
         let deadline = ContinuousClock.now + .seconds(10)
         while producer.startedThreads < 8, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(100))  // every thread is now inside a blocking open()
+        try await Task.sleep(for: .milliseconds(100))  // every thread is now inside a blocking read()
         #expect(producer.startedThreads == 8)
 
         let start = ContinuousClock.now
@@ -277,26 +281,26 @@ private final class Scratch {
     }
 }
 
-/// A named pipe: a reader opening it blocks until ``release()`` opens and closes the writing end.
+/// A named pipe with a writer that never writes: a reader blocks in its first read until
+/// ``release()`` closes the writing end (end of file). (The decoder opens named pipes without
+/// waiting for a writer, issue 13, so the stall is in the read, not in the open.)
 private final class Fifo: Sendable {
     let path: String
+    private let writer: Mutex<Int32>
 
     init(at path: String) throws {
         self.path = path
         guard mkfifo(path, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let fd = open(path, O_RDWR)  // holds the pipe open as a writer without blocking
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        writer = Mutex(fd)
     }
 
-    /// Lets blocked readers go on: for the next 2 s, on a thread of its own, every open for reading
-    /// (the decoder may open an input more than once) meets a writer that closes at once (end of file).
+    /// Closes the writing end: blocked readers get end of file. Idempotent.
     func release() {
-        let path = self.path
-        Thread.detachNewThread {
-            let deadline = Date().addingTimeInterval(2)
-            while Date() < deadline {
-                let fd = open(path, O_WRONLY | O_NONBLOCK)  // ENXIO while no reader is waiting
-                if fd >= 0 { close(fd) }
-                usleep(5_000)
-            }
+        writer.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
         }
     }
 }

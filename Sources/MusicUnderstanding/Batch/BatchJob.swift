@@ -18,6 +18,9 @@ import Synchronization
 /// Policy:
 /// - every input gives one report or error record; a bad input never stops the batch;
 /// - an input counts as failed when it gives an error record or its report cannot be written;
+/// - when the output itself becomes unusable (``ReportSink/WriteError/isFatal``: a closed pipe, a
+///   full disk) the job stops as if cancelled, keeps what was written, and says so in
+///   ``BatchSummary/outputFailure``;
 /// - an output folder is created, and refused before any analysis (``BatchError``) when it cannot
 ///   take reports;
 /// - ``cancel()`` (or cancelling the task that awaits ``run(onEvent:)``) starts no further input,
@@ -37,6 +40,8 @@ public final class BatchJob: Sendable {
         var failed = 0
         var cancelled = false
         var work: Task<Void, Never>?
+        /// The write failure that made the output unusable; the batch stopped there.
+        var outputFailure: ReportSink.WriteError?
     }
     private let state = Mutex(State())
 
@@ -120,18 +125,25 @@ public final class BatchJob: Sendable {
 
     /// The counts so far (final once ``run(onEvent:)`` returned).
     public var summary: BatchSummary {
-        state.withLock { s in BatchSummary(inputs: inputs.count, done: s.done, failed: s.failed, interrupted: s.cancelled) }
+        state.withLock { s in
+            BatchSummary(inputs: inputs.count, done: s.done, failed: s.failed, interrupted: s.cancelled, outputFailure: s.outputFailure)
+        }
     }
 
     private func deliver(_ report: Report, _ onEvent: @Sendable (BatchEvent) -> Void) {
-        if isCancelled { return }  // interrupted: nothing more is written or counted
+        // Interrupted, or the output is gone: nothing more is written or counted.
+        if state.withLock({ $0.cancelled || $0.outputFailure != nil }) { return }
         var writeError: ReportSink.WriteError?
         do { try sink.write(report) } catch { writeError = error }
-        state.withLock { s in
+        let stop = state.withLock { s -> Task<Void, Never>? in
             s.done += 1
             if report.error != nil || writeError != nil { s.failed += 1 }
+            guard let writeError, writeError.isFatal else { return nil }
+            s.outputFailure = writeError
+            return s.work
         }
         onEvent(.inputFinished(path: report.source.path, report: report, writeError: writeError))
+        stop?.cancel()  // a closed pipe or a full disk: stop now rather than analyse for nothing
     }
 }
 
@@ -158,20 +170,25 @@ public struct BatchSummary: Sendable, Hashable {
     public var failed: Int
     /// The job was cancelled; inputs not finished by then have no report.
     public var interrupted: Bool
+    /// The output became unusable (standard output closed or full, the output folder's disk
+    /// full or read-only) and the job stopped after this failure; reports written before it are kept.
+    public var outputFailure: ReportSink.WriteError?
 
     /// Creates a summary.
-    public init(inputs: Int, done: Int, failed: Int, interrupted: Bool) {
+    public init(inputs: Int, done: Int, failed: Int, interrupted: Bool, outputFailure: ReportSink.WriteError? = nil) {
         self.inputs = inputs
         self.done = done
         self.failed = failed
         self.interrupted = interrupted
+        self.outputFailure = outputFailure
     }
 
     /// Finished inputs that succeeded.
     public var succeeded: Int { done - failed }
 
-    /// The process exit status this outcome means: 130 interrupted, 1 some input failed, 0 all analysed.
-    public var exitStatus: Int32 { interrupted ? 130 : failed > 0 ? 1 : 0 }
+    /// The process exit status this outcome means: 130 interrupted, 3 the output failed (the job
+    /// stopped), 1 some input failed, 0 all analysed.
+    public var exitStatus: Int32 { interrupted ? 130 : outputFailure != nil ? 3 : failed > 0 ? 1 : 0 }
 }
 
 /// Why a ``BatchJob`` cannot start.

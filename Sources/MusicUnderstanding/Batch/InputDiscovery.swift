@@ -27,44 +27,68 @@ public struct InputDiscovery: Sendable {
     public init() {}
 
     /// Expands `paths` into a sorted, de-duplicated list of inputs (one file given twice, even
-    /// spelt differently as `a/x.mp3` and `./a/x.mp3`, is one input, under its first spelling).
+    /// spelt differently as `a/x.mp3` and `./a/x.mp3` or reached through a symbolic link, is one
+    /// input, under its first spelling: files are told apart by device and inode).
     /// A path that does not exist is kept, so that it gets its own error record. "-" means standard input.
+    ///
+    /// Folders are walked once each (by device and inode), so symbolic links that loop end the walk
+    /// instead of repeating it. Nothing in a folder is dropped silently: a subfolder that cannot be
+    /// listed, a dangling link or a name too long for the system becomes an input of its own, which
+    /// gets an error record. Names that are not valid UTF-8 are kept with ``FilePath``'s escape.
     public func inputs(from paths: [String]) -> [String] {
         var result: [String] = []
         var seen = Set<String>()
-        let fm = FileManager.default
-        func key(_ path: String) -> String { path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path }
+        var visitedFolders = Set<FilePath.Status>()
+        func key(_ path: String, _ status: FilePath.Status?) -> String {
+            if path == "-" { return path }
+            if let status { return "\(status.device):\(status.inode)" }
+            return URL(fileURLWithPath: path).standardizedFileURL.path
+        }
         for path in paths {
-            var isDirectory: ObjCBool = false
-            if path != "-", fm.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                for file in walk(path) where seen.insert(key(file)).inserted { result.append(file) }
-            } else if seen.insert(key(path)).inserted {
+            let status = path == "-" ? nil : try? FilePath.status(path).get()
+            if let status, status.isDirectory {
+                for (file, fileStatus) in walk(path, visited: &visitedFolders) where seen.insert(key(file, fileStatus)).inserted {
+                    result.append(file)
+                }
+            } else if seen.insert(key(path, status)).inserted {
                 result.append(path)
             }
         }
         return result
     }
 
-    private func walk(_ root: String) -> [String] {
-        let fm = FileManager.default
-        var files: [String] = []
+    private func walk(_ root: String, visited: inout Set<FilePath.Status>) -> [(String, FilePath.Status?)] {
+        var files: [(String, FilePath.Status?)] = []
         var stack = [root]
+        func identity(_ s: FilePath.Status) -> FilePath.Status { FilePath.Status(device: s.device, inode: s.inode, type: 0, size: 0) }
+        if case .success(let s) = FilePath.status(root) { visited.insert(identity(s)) }
         while let dir = stack.popLast() {
-            guard let names = try? fm.contentsOfDirectory(atPath: dir) else { continue }
+            guard case .success(let names) = FilePath.contentsOfDirectory(dir) else {
+                files.append((dir, nil))  // a folder that cannot be listed gets its own error record
+                continue
+            }
             let nameSet = Set(names)
             for name in names.sorted() where !name.hasPrefix(".") {
                 let full = dir.hasSuffix("/") ? dir + name : dir + "/" + name
-                var isDirectory: ObjCBool = false
-                guard fm.fileExists(atPath: full, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue { stack.append(full); continue }
+                let status: FilePath.Status
+                switch FilePath.status(full) {
+                case .success(let s): status = s
+                case .failure:
+                    files.append((full, nil))  // dangling link, link loop, name too long: an error record
+                    continue
+                }
+                if status.isDirectory {
+                    if visited.insert(identity(status)).inserted { stack.append(full) }
+                    continue
+                }
                 if isSidecar(name, among: nameSet) { continue }
                 let ext = (name as NSString).pathExtension.lowercased()
-                if Self.mediaExtensions.contains(ext) { files.append(full); continue }
+                if Self.mediaExtensions.contains(ext) { files.append((full, status)); continue }
                 if Self.ignoredExtensions.contains(ext) { continue }
-                files.append(full)  // probed when analysed: audio is analysed, anything else gets an error record
+                files.append((full, status))  // probed when analysed: audio is analysed, anything else gets an error record
             }
         }
-        return files.sorted()
+        return files.sorted { $0.0 < $1.0 }
     }
 
     /// `a.mp3.json` beside `a.mp3` is a sidecar of it.

@@ -38,6 +38,8 @@ public struct RawPCMFormat: Sendable, Hashable {
 public final class AudioDecoder {
     /// Consecutive failed packets after which decoding stops, keeping what was decoded.
     public static let maximumConsecutiveErrors = 100
+    /// Sample rates accepted (4 kHz … 768 kHz): a header outside is refused as damaged or hostile.
+    public static let supportedSampleRates = FFmpeg.sampleRates
 
     /// What is known about the input; `duration` becomes exact once decoding has finished.
     public private(set) var source: SourceInfo
@@ -62,7 +64,7 @@ public final class AudioDecoder {
     /// ``AudioDecodingError/fileNotFound(path:)``, ``AudioDecodingError/permissionDenied(path:)``,
     /// ``AudioDecodingError/noAudioStream(path:)``, ``AudioDecodingError/unsupportedCodec(path:codec:)``,
     /// ``AudioDecodingError/corruptData(path:reason:)`` (also for an empty file, or a header claiming a
-    /// sample rate outside 1...768000 Hz or more than 64 channels) and
+    /// sample rate outside 4000...768000 Hz or more than 64 channels) and
     /// ``AudioDecodingError/zeroLength(path:)``.
     public init(path: String, rawFormat: RawPCMFormat? = nil) throws(AudioDecodingError) {
         let reader = try FFmpegAudioReader(path: path, rawFormat: rawFormat,

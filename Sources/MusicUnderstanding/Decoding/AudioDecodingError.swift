@@ -14,6 +14,9 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case zeroLength(path: String)
     /// Decoding was cancelled.
     case cancelled(path: String)
+    /// The file system refuses the path for another reason than permissions or absence (a name
+    /// too long for the system, a loop of symbolic links, an I/O error). `reason` is the system's.
+    case unreadable(path: String, reason: String)
 
     /// A stable machine-readable code, used as `error.code` in error records.
     public var code: String {
@@ -25,6 +28,7 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .corruptData: "decodeFailed"
         case .zeroLength: "zeroLength"
         case .cancelled: "cancelled"
+        case .unreadable: "unreadable"
         }
     }
 
@@ -32,7 +36,7 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     public var path: String {
         switch self {
         case .fileNotFound(let p), .permissionDenied(let p), .noAudioStream(let p), .corruptData(let p, _),
-             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _):
+             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _), .unreadable(let p, _):
             p
         }
     }
@@ -46,6 +50,7 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .corruptData(let p, let r): "\(p): not decodable audio (\(r))"
         case .zeroLength(let p): "\(p): the file contains no audio samples"
         case .cancelled(let p): "\(p): decoding cancelled"
+        case .unreadable(let p, let r): "\(p): cannot be read (\(r))"
         }
     }
 }

@@ -32,6 +32,10 @@ final class FFmpegAudioReader {
     private var streamIndex: Int32 = -1
     private var chunkFrames = 16_384
     private let maximumConsecutiveErrors: Int
+    /// The descriptor of a named pipe or device opened by hand (FFmpeg reads it as `pipe:N`).
+    private var specialFile: Int32 = -1
+    /// What that special file is ("a named pipe"), for messages.
+    private var specialKind: String?
 
     private var framePending = false
     private var demuxerFinished = false
@@ -45,6 +49,8 @@ final class FFmpegAudioReader {
     private var declaredDuration: Double?
     /// For a WAV whose data chunk claims more than the file holds: claimed and present seconds.
     private var wavOverclaim: (declared: Double, available: Double)?
+    /// An Ogg file (Vorbis, Opus, FLAC in Ogg): its end is checked for the end-of-stream page.
+    private var isOggFile = false
 
     /// Decoded duration so far in seconds.
     var decodedDuration: Double { sampleRate > 0 ? Double(framesOut) / Double(sampleRate) : 0 }
@@ -67,25 +73,38 @@ final class FFmpegAudioReader {
         var inputFormat: UnsafePointer<AVInputFormat>?
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        let url: String
+        var url: [CChar]
         if path == "-" {
-            url = "pipe:0"
+            url = Array("pipe:0".utf8CString)
         } else if rawFormat == nil, let device = FFmpeg.deviceInput(path) {
             // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
             inputFormat = device.format
-            url = device.url
+            url = Array(device.url.utf8CString)
         } else if Self.isURL(path) {
-            url = path
+            url = Array(path.utf8CString)
             // A stalled network source fails after 15 s without data instead of hanging.
             av_dict_set(&options, "rw_timeout", "15000000", 0)
         } else {
-            try Self.checkFile(path)
-            url = "file:" + path  // so that a name with a colon is never taken for a protocol
+            let status = try Self.checkFile(path)
+            if status.isSpecial {
+                // A named pipe or device: opened without waiting for a writer (a FIFO nobody
+                // writes to then reads as empty instead of blocking for ever), then read normally.
+                let fd = open(FilePath.cString(path), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                guard fd >= 0 else { throw Self.systemError(errno, path: path) }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                specialFile = fd
+                specialKind = status.kind
+                url = Array("pipe:\(fd)".utf8CString)
+            } else {
+                // "file:" so that a name with a colon is never taken for a protocol; raw bytes,
+                // so that a name that is not UTF-8 opens the file it names.
+                url = Array("file:".utf8) .map { CChar(bitPattern: $0) } + FilePath.cString(path)
+            }
         }
 
         if let rawFormat {
-            guard (1...FFmpeg.maximumSampleRate).contains(rawFormat.sampleRate) else {
-                throw .corruptData(path: path, reason: "raw PCM sample rate \(rawFormat.sampleRate) Hz is outside 1...\(FFmpeg.maximumSampleRate) Hz")
+            guard FFmpeg.sampleRates.contains(rawFormat.sampleRate) else {
+                throw .corruptData(path: path, reason: "raw PCM sample rate \(rawFormat.sampleRate) Hz is outside \(FFmpeg.sampleRateText)")
             }
             guard (1...FFmpeg.maximumChannelCount).contains(rawFormat.channels) else {
                 throw .corruptData(path: path, reason: "raw PCM channel count \(rawFormat.channels) is outside 1...\(FFmpeg.maximumChannelCount)")
@@ -105,7 +124,14 @@ final class FFmpegAudioReader {
         let openResult = avformat_open_input(&context, url, inputFormat, &options)
         formatContext = context  // nil when opening failed: FFmpeg freed it
         guard openResult >= 0, let formatContext else {
-            throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil)
+            if let specialKind, openResult == FFmpeg.endOfFile || openResult == FFmpeg.invalidData {
+                throw .corruptData(path: path, reason: "\(specialKind) that delivered no audio data")
+            }
+            throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil && specialKind == nil)
+        }
+        if rawFormat == nil, specialKind == nil, path != "-", Self.formatName(formatContext) == "wav",
+           let wav = WAVHeader(path: path), let problem = wav.problem {
+            throw .corruptData(path: path, reason: problem)
         }
 
         // `avformat_find_stream_info` reads packets to fill in stream parameters. Raw PCM needs
@@ -144,8 +170,8 @@ final class FFmpegAudioReader {
         // Reject absurd headers before the decoder sees them.
         let declaredRate = Int(parameters.pointee.sample_rate)
         let declaredChannels = Int(parameters.pointee.ch_layout.nb_channels)
-        if declaredRate < 0 || declaredRate > FFmpeg.maximumSampleRate {
-            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
+        if declaredRate < 0 || declaredRate > FFmpeg.maximumSampleRate || (declaredRate > 0 && declaredRate < FFmpeg.minimumSampleRate) {
+            throw .corruptData(path: path, reason: "the header declares a sample rate of \(declaredRate) Hz, outside \(FFmpeg.sampleRateText)")
         }
         if declaredChannels < 0 || declaredChannels > FFmpeg.maximumChannelCount {
             throw .corruptData(path: path, reason: "the header declares \(declaredChannels) channels, outside 1...\(FFmpeg.maximumChannelCount)")
@@ -186,8 +212,8 @@ final class FFmpegAudioReader {
         framePending = true
         let rate = Int(frame.pointee.sample_rate)
         let count = Int(frame.pointee.ch_layout.nb_channels)
-        guard (1...FFmpeg.maximumSampleRate).contains(rate) else {
-            throw .corruptData(path: path, reason: "decoded sample rate \(rate) Hz is outside 1...\(FFmpeg.maximumSampleRate) Hz")
+        guard FFmpeg.sampleRates.contains(rate) else {
+            throw .corruptData(path: path, reason: "decoded sample rate \(rate) Hz is outside \(FFmpeg.sampleRateText)")
         }
         guard (1...FFmpeg.maximumChannelCount).contains(count) else {
             throw .corruptData(path: path, reason: "decoded channel count \(count) is outside 1...\(FFmpeg.maximumChannelCount)")
@@ -204,6 +230,7 @@ final class FFmpegAudioReader {
             throw .corruptData(path: path, reason: "inconsistent channel layout: \(channels.count) positions for \(count) channels")
         }
 
+        isOggFile = rawFormat == nil && specialKind == nil && path != "-" && !Self.isURL(path) && Self.formatName(formatContext) == "ogg"
         if rawFormat == nil, path != "-", Self.formatName(formatContext) == "wav",
            let wav = WAVHeader(path: path), wav.overclaims, let declared = wav.declaredDataBytes,
            parameters.pointee.block_align > 0 {
@@ -221,6 +248,7 @@ final class FFmpegAudioReader {
         av_channel_layout_uninit(&outputLayout)
         av_channel_layout_uninit(&converterInputLayout)
         scratch?.deallocate()
+        if specialFile >= 0 { close(specialFile) }
     }
 
     // MARK: Reading
@@ -389,6 +417,8 @@ final class FFmpegAudioReader {
         let decoded = decodedDuration
         if let claim = wavOverclaim {
             notes.append("data ends early at \(Self.seconds(decoded)) (the WAV header announces \(Self.seconds(claim.declared)))")
+        } else if isOggFile, OggEnd.fileEndsWithEndOfStream(path: path) == false {
+            notes.append("data ends early at \(Self.seconds(decoded)) (the Ogg stream has no end-of-stream page: truncated)")
         } else if let declared = declaredDuration, decoded < declared - max(0.1, 0.01 * declared) {
             notes.append("data ends early at \(Self.seconds(decoded)) (the header announces \(Self.seconds(declared)))")
         }
@@ -418,43 +448,56 @@ final class FFmpegAudioReader {
         return stat(path, &info) != 0
     }
 
-    /// Fails fast, with the file named, when the path cannot be a readable audio file.
-    private static func checkFile(_ path: String) throws(AudioDecodingError) {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            switch errno {
-            case EACCES, EPERM: throw .permissionDenied(path: path)
-            case ENOENT, ENOTDIR: throw .fileNotFound(path: path)
-            default: throw .corruptData(path: path, reason: String(cString: strerror(errno)))
-            }
+    /// Fails fast, with the file named, when the path cannot be a readable audio file; what
+    /// `stat` says of it otherwise.
+    private static func checkFile(_ path: String) throws(AudioDecodingError) -> FilePath.Status {
+        let info: FilePath.Status
+        switch FilePath.status(path) {
+        case .success(let s): info = s
+        case .failure(let error): throw systemError(error.code, path: path)
         }
-        let type = info.st_mode & S_IFMT
-        if type == S_IFDIR { throw .corruptData(path: path, reason: "a directory, not an audio file") }
-        if type == S_IFREG && info.st_size == 0 { throw .corruptData(path: path, reason: "the file is empty: 0 bytes") }
-        if access(path, R_OK) != 0 && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
+        if info.isDirectory {
+            if case .failure(let error) = FilePath.contentsOfDirectory(path) {
+                if error.code == EACCES || error.code == EPERM { throw .permissionDenied(path: path) }
+                throw .unreadable(path: path, reason: "a folder that cannot be listed: \(error)")
+            }
+            throw .corruptData(path: path, reason: "a directory, not an audio file")
+        }
+        if info.isRegularFile && info.size == 0 { throw .corruptData(path: path, reason: "the file is empty: 0 bytes") }
+        if !FilePath.isReadable(path) && (errno == EACCES || errno == EPERM) { throw .permissionDenied(path: path) }
+        return info
+    }
+
+    /// The error for a failed system call on `path`.
+    private static func systemError(_ code: Int32, path: String) -> AudioDecodingError {
+        switch code {
+        case EACCES, EPERM: .permissionDenied(path: path)
+        case ENOENT, ENOTDIR: .fileNotFound(path: path)
+        default: .unreadable(path: path, reason: String(cString: strerror(code)))
+        }
     }
 
     private static func openError(_ code: Int32, path: String, isFile: Bool) -> AudioDecodingError {
         switch code {
         case FFmpeg.noSuchFile, FFmpeg.httpNotFound: return .fileNotFound(path: path)
-        case FFmpeg.accessDenied, FFmpeg.notPermitted, FFmpeg.httpForbidden: return .permissionDenied(path: path)
+        case FFmpeg.httpForbidden: return .permissionDenied(path: path)
+        case FFmpeg.accessDenied, FFmpeg.notPermitted:
+            // AVERROR(EPERM) is also many demuxers' generic "cannot parse this": permission
+            // only when the file really cannot be read.
+            if !isFile || !FilePath.isReadable(path) { return .permissionDenied(path: path) }
+            return .corruptData(path: path, reason: "not a recognised audio or video format (the demuxer rejected the data)")
         default: break
         }
         // FFmpeg's demuxers reject absurd WAV headers with a bare "invalid data": say why.
         if isFile, let wav = WAVHeader(path: path) {
-            if let rate = wav.sampleRate, !(1...UInt64(FFmpeg.maximumSampleRate)).contains(rate) {
-                return .corruptData(path: path, reason: "the WAV header declares a sample rate of \(rate) Hz, outside 1...\(FFmpeg.maximumSampleRate) Hz")
-            }
-            if let count = wav.channels, !(1...FFmpeg.maximumChannelCount).contains(count) {
-                return .corruptData(path: path, reason: "the WAV header declares \(count) channels, outside 1...\(FFmpeg.maximumChannelCount)")
-            }
+            if let problem = wav.problem { return .corruptData(path: path, reason: problem) }
         }
         // "Invalid data" and "Invalid argument" (FFmpeg's words for failed probing) add nothing.
         if code == FFmpeg.invalidData || code == FFmpeg.invalidArgument {
             return .corruptData(path: path, reason: "not a recognised audio or video format")
         }
         if code == FFmpeg.endOfFile {
-            return .corruptData(path: path, reason: "the data ends inside the header")
+            return .corruptData(path: path, reason: "the data ends, or is damaged, inside the header")
         }
         return .corruptData(path: path, reason: "cannot open: \(FFmpeg.message(code))")
     }

@@ -28,6 +28,15 @@ enum FFmpeg {
 
     /// Highest sample rate accepted; anything above is a damaged or hostile header.
     static let maximumSampleRate = 768_000
+    /// Lowest sample rate accepted. BS.1770's K-weighting shelf sits at 1.68 kHz, so loudness
+    /// needs a Nyquist frequency above it; and resampling a 1 Hz "file" to the 22.05 kHz feature
+    /// rate would multiply it 22050-fold. No real recording is below 4 kHz (telephone audio is 8 kHz,
+    /// the oldest sound-effect formats 5.5 kHz), so anything lower is refused as a hostile header.
+    static let minimumSampleRate = 4_000
+    /// Accepted sample rates.
+    static let sampleRates = minimumSampleRate...maximumSampleRate
+    /// The accepted range in words, for messages.
+    static let sampleRateText = "the supported \(minimumSampleRate)...\(maximumSampleRate) Hz"
     /// Highest channel count accepted (also libswresample's limit).
     static let maximumChannelCount = 64
 

@@ -119,7 +119,7 @@ public final class FormattedReportWriter: Sendable {
         do {
             try FileHandle(fileDescriptor: fd, closeOnDealloc: false).write(contentsOf: data)
         } catch {
-            throw ReportSink.WriteError(path: "standard output", reason: ReportSink.reason(error))
+            throw ReportSink.WriteError(path: "standard output", error: error, stream: true)
         }
     }
 
@@ -130,14 +130,14 @@ public final class FormattedReportWriter: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw ReportSink.WriteError(path: folder, reason: ReportSink.reason(error))
+            throw ReportSink.WriteError(path: folder, error: error, stream: false)
         }
         let temporary = folder + "/." + (target as NSString).lastPathComponent + ".tmp-\(getpid())"
         do {
             try data.write(to: URL(fileURLWithPath: temporary))
         } catch {
             unlink(temporary)
-            throw ReportSink.WriteError(path: target, reason: ReportSink.reason(error))
+            throw ReportSink.WriteError(path: target, error: error, stream: false)
         }
         if rename(temporary, target) != 0 {
             let reason = String(cString: strerror(errno))

@@ -52,6 +52,9 @@ final class AnalysisPipeline {
             guard buffer.sampleRate > 0, buffer.sampleRate.isFinite, buffer.channelCount > 0 else {
                 throw .inconsistentFormat("\(path): buffer with \(buffer.sampleRate) Hz and \(buffer.channelCount) channels")
             }
+            guard (Double(FFmpeg.minimumSampleRate)...Double(FFmpeg.maximumSampleRate)).contains(buffer.sampleRate) else {
+                throw .decoding(.corruptData(path: path, reason: "sample rate \(buffer.sampleRate) Hz is outside \(FFmpeg.sampleRateText)"))
+            }
             format = (buffer.sampleRate, buffer.channels)
             if features.contains(.loudness) {
                 meter = LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels)
@@ -67,9 +70,46 @@ final class AnalysisPipeline {
             }
         }
         framesIn += buffer.frameCount
+        var buffer = buffer
+        sanitize(&buffer.samples)
         meter?.add(buffer.samples, onStep: onLoudnessStep)
         if let resampler, let featureStage {
             featureStage.append(resampler.process(buffer))
+        }
+    }
+
+
+    /// Largest sample magnitude analysed (+36.1 dBFS). Float files may legitimately exceed full
+    /// scale a little; beyond this a sample is damage, and its square would overflow `Float` sums
+    /// (one 1e30 sample reads as a 600 dB true peak).
+    static let sampleLimit: Float = 64
+
+    /// Samples that were NaN or ±infinity (analysed as 0, silence).
+    private(set) var nonFiniteSamples = 0
+    /// Finite samples beyond ±``sampleLimit`` (analysed as 0, silence).
+    private(set) var hugeSamples = 0
+
+    /// What was done to unusable samples, for the report's `warning`; nil when there were none.
+    var sampleNote: String? {
+        var notes: [String] = []
+        if nonFiniteSamples > 0 {
+            notes.append("\(nonFiniteSamples) non-finite sample\(nonFiniteSamples == 1 ? "" : "s") (NaN or infinity)")
+        }
+        if hugeSamples > 0 {
+            notes.append("\(hugeSamples) sample\(hugeSamples == 1 ? "" : "s") beyond ±\(Int(Self.sampleLimit)) (+36.1 dBFS)")
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: " and ") + " analysed as silence"
+    }
+
+    /// Replaces NaN, infinities and samples beyond ±``sampleLimit`` by 0 (silence), counting them,
+    /// so that one damaged sample cannot poison the loudness of the rest. One comparison per sample
+    /// when everything is in range (the array is copied only otherwise).
+    private func sanitize(_ samples: inout [Float]) {
+        let limit = Self.sampleLimit
+        guard !samples.allSatisfy({ $0.magnitude <= limit }) else { return }
+        for i in samples.indices where !(samples[i].magnitude <= limit) {
+            if samples[i].isFinite { hugeSamples += 1 } else { nonFiniteSamples += 1 }
+            samples[i] = 0
         }
     }
 

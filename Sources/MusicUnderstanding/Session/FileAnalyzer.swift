@@ -52,7 +52,8 @@ public struct FileAnalyzer: Sendable {
         var source = decoder.source
         source.duration = pipeline.duration
         result.source = source
-        result.warning = decoder.damageNote
+        let notes = [decoder.damageNote, pipeline.sampleNote].compactMap { $0 }
+        result.warning = notes.isEmpty ? nil : notes.joined(separator: "; ")
         return result
     }
 

@@ -193,6 +193,7 @@ public actor MusicUnderstandingSession {
         let format = pipeline.nativeFormat
         result.source = SourceInfo(path: path, duration: pipeline.duration,
                                    sampleRate: format.map { Int($0.sampleRate) }, channels: format?.channels, codec: "pcm_f32")
+        result.warning = pipeline.sampleNote
         return result
     }
 }
