@@ -35,6 +35,15 @@ struct AnalyzeOptions: OptionGroup {
         return notation
     }
     let noProgress = Flag(names: ["--no-progress"], help: "Never draw the progress bar on stderr.")
+    let timeout = Option<Double>(names: ["--timeout"], value: "seconds",
+                                 help: "Time limit per input (default: 60 s plus half the audio's duration).") { (text, name) throws(UsageError) in
+        guard let t = Double(text), t > 0, t.isFinite else {
+            throw UsageError(description: "invalid value '\(text)' for \(name): expected a positive number of seconds")
+        }
+        return t
+    }
+    let memoryLimit = Option<Int>(names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
+                                  range: 64...1_048_576)
 }
 
 /// `cadenza analyze PATH...`: parses the options, runs a ``BatchJob`` and prints its progress,
@@ -43,7 +52,7 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--write-tags] [--jobs <n>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--write-tags] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -55,6 +64,8 @@ enum AnalyzeCommand {
             loudness_range_lu, true_peak_dbtp, error; DIR/<input>.csv); jams: one JAMS document per line \
             (DIR/<input>.jams); labels: an Audacity/Sonic Visualiser label track per input with beats, bars, sections \
             and keys merged (DIR/<input>.beats.txt, .bars.txt, .sections.txt, .key.txt).
+            Each input is analysed in a worker process: one that crashes, runs past --timeout or past \
+            --memory-limit gets an error record (crashed, timedOut, outOfMemory) and the batch goes on.
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 3 the output could not be \
             written (closed pipe, full disk: the batch stops, finished reports are kept), 130 interrupted.
             """)
@@ -78,11 +89,16 @@ enum AnalyzeCommand {
         }
         let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         let job: BatchJob
+        let types = requested.isEmpty ? AnalysisType.available : requested
+        let jobs = args[\.jobs] ?? ProcessInfo.processInfo.activeProcessorCount
+        var limits = WorkerLimits(timeout: args[\.timeout])
+        if let mb = args[\.memoryLimit] { limits.memoryBytes = UInt64(mb) << 20 }
+        // Every input is analysed in a worker process (this executable, `cadenza worker`).
+        let producer = Bundle.main.executablePath.map {
+            ProcessReportProducer(executable: $0, types: types, workers: jobs, limits: limits)
+        }
         do throws(BatchError) {
-            job = try BatchJob(paths: args.positionals,
-                               types: requested.isEmpty ? AnalysisType.available : requested,
-                               jobs: args[\.jobs] ?? ProcessInfo.processInfo.activeProcessorCount,
-                               sink: sink)
+            job = try BatchJob(paths: args.positionals, types: types, jobs: jobs, sink: sink, producer: producer)
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):

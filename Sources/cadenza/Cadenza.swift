@@ -34,6 +34,7 @@ struct Cadenza {
         case "plot": status = await PlotCommand.run(arguments)
         case "meter": status = await MeterCommand.run(arguments)
         case "bench": status = await BenchCommand.run(arguments)
+        case "worker": status = WorkerCommand.run(arguments)  // hidden: analyze's worker processes
         case "--help", "-h", "help":
             print(overview)
             status = 0

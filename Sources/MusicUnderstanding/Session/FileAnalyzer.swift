@@ -31,11 +31,13 @@ public struct FileAnalyzer: Sendable {
     /// - Parameters:
     ///   - cancellation: checked after every decoded chunk and between stages.
     ///   - onLoudnessStep: sees every 100 ms loudness step while decoding (with `.loudness` only).
+    ///   - onProgress: sees the seconds of audio decoded so far, after every decoded chunk.
     /// - Throws: ``AnalysisError/unavailable(_:)``, ``AnalysisError/decoding(_:)`` (including
     ///   ``AudioDecodingError/zeroLength(path:)`` when nothing decodes), ``AnalysisError/cancelled``.
     public func analyze(path: String, rawFormat: RawPCMFormat? = nil,
                         cancellation: CancellationToken = CancellationToken(),
-                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
+                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
+                        onProgress: ((Double) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
         let pipeline = try AnalysisPipeline(types: types, configuration: configuration, onLoudnessStep: onLoudnessStep)
         try cancellation.check()
         let decoder: AudioDecoder
@@ -46,6 +48,7 @@ public struct FileAnalyzer: Sendable {
             do { buffer = try decoder.read() } catch { throw .decoding(error) }
             guard let buffer else { break }
             try pipeline.consume(buffer, path: path)
+            onProgress?(pipeline.duration)
         }
         if pipeline.framesIn == 0 { throw .decoding(.zeroLength(path: path)) }
         var result = try pipeline.finish(cancellation: cancellation)
@@ -60,9 +63,10 @@ public struct FileAnalyzer: Sendable {
     /// The report of `path`: its analysis, or an error record naming the file and the reason.
     /// Never throws. `source.path` is `path` as given.
     public func report(path: String, rawFormat: RawPCMFormat? = nil,
-                       cancellation: CancellationToken = CancellationToken()) -> Report {
+                       cancellation: CancellationToken = CancellationToken(),
+                       onProgress: ((Double) -> Void)? = nil) -> Report {
         do {
-            let result = try analyze(path: path, rawFormat: rawFormat, cancellation: cancellation)
+            let result = try analyze(path: path, rawFormat: rawFormat, cancellation: cancellation, onProgress: onProgress)
             var source = result.source ?? SourceInfo(path: path)
             source.path = path
             return Report(source: source, result: result, warning: result.warning)

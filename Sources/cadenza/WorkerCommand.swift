@@ -1,0 +1,26 @@
+import Foundation
+import MusicUnderstanding
+
+/// The options of the hidden `cadenza worker`, declared once.
+struct WorkerOptions: OptionGroup {
+    let analyses = Option<Set<AnalysisType>>(names: ["--for"], value: "list", help: "Analyses to run.") { (text, _) throws(UsageError) in
+        try parseAnalysisTypes(text)
+    }
+    let addressSpace = Option<UInt64>(names: ["--address-space"], value: "bytes", help: "RLIMIT_AS of the worker.") { (text, name) throws(UsageError) in
+        guard let n = UInt64(text), n > 0 else { throw UsageError(description: "invalid value '\(text)' for \(name)") }
+        return n
+    }
+}
+
+/// `cadenza worker` (hidden): the worker process of `analyze`, speaking ``WorkerFrame``s on
+/// stdin/stdout (``ReportWorker``). Not for people: `analyze` starts it.
+enum WorkerCommand {
+    static let spec = CommandSpec<WorkerOptions>(
+        name: "worker", abstract: "Internal: a worker process of 'cadenza analyze'.",
+        usage: "cadenza worker [--for <list>] [--address-space <bytes>]")
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let args = Cadenza.parse(arguments, spec)
+        return ReportWorker.serve(types: args[\.analyses] ?? AnalysisType.available, addressSpaceLimit: args[\.addressSpace])
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+@testable import MusicUnderstanding
+import Testing
+
+/// Worker-process isolation (issue 13): ``ProcessReportProducer`` with the built `cadenza worker`.
+/// Faults are injected through ``ReportWorker/faultHookVariable`` (inputs named `cadenza-fault-*`).
+@Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
+struct IsolationTests {
+    static func producer(workers: Int, limits: WorkerLimits = WorkerLimits(), types: Set<AnalysisType> = [.loudness]) throws -> ProcessReportProducer {
+        ProcessReportProducer(executable: try #require(CLI.executable).path, types: types, workers: workers, limits: limits,
+                              environment: [ReportWorker.faultHookVariable: "1"])
+    }
+
+    @Test("A crash, a hang and a runaway allocation each cost one error record (crashed, timedOut, outOfMemory); the batch goes on")
+    func crashHangAndMemoryAreContained() async throws {
+        let work = try Workspace()
+        for name in ["a.m4a", "cadenza-fault-crash.m4a", "cadenza-fault-hang.m4a", "cadenza-fault-oom.m4a", "z.m4a"] {
+            try work.copy("tone_alac.m4a", to: "in/" + name)
+        }
+        let producer = try Self.producer(workers: 2, limits: WorkerLimits(timeout: 5, memoryBytes: 300 << 20))
+        let job = try BatchJob(paths: [work.path("in")], types: [.loudness], jobs: 2,
+                               sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
+        let events = EventLog()
+        let summary = await job.run { events.add($0) }
+        #expect(summary.done == 5 && summary.failed == 3 && !summary.interrupted, "\(summary)")
+        var codes: [String: String] = [:]
+        for report in events.reports { codes[(report.source.path as NSString).lastPathComponent] = report.error?.code ?? "ok" }
+        #expect(codes == ["a.m4a": "ok", "z.m4a": "ok", "cadenza-fault-crash.m4a": "crashed",
+                          "cadenza-fault-hang.m4a": "timedOut", "cadenza-fault-oom.m4a": "outOfMemory"], "\(codes)")
+        let crash = try #require(events.reports.first { $0.error?.code == "crashed" })
+        #expect(crash.error?.message.contains("SIGSEGV") == true && crash.error?.message.contains("cadenza-fault-crash.m4a") == true)
+        #expect(producer.startedWorkers <= 5, "two slots plus one replacement per failed worker: \(producer.startedWorkers)")
+    }
+
+    @Test("Workers are long-lived: 8 inputs on 2 workers start 2 processes, and the reports equal in-process ones byte for byte",
+          arguments: [1, 2])
+    func workersAreReusedAndReportsIdentical(_ jobs: Int) async throws {
+        let names = ["tone_2s_stereo.flac", "tone_2s_stereo.opus", "surround_51_48k.wav", "notes.mp3",
+                     "tone_alac.m4a", "truncated.mp3", "hostile/nan_inf_huge.wav", "tone_44k_stereo.aiff"]
+        let paths = names.map { CLI.fixtures.appendingPathComponent($0).path }
+        let types: Set<AnalysisType> = [.loudness, .rhythm, .key]
+        let producer = try Self.producer(workers: jobs, types: types)
+        let inProcess = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types), threads: 2)
+        var viaWorkers: [Data] = []
+        var local: [Data] = []
+        for path in paths {
+            viaWorkers.append(await producer.report(path: path, cancellation: CancellationToken()).jsonLine())
+            local.append(await inProcess.report(path: path, cancellation: CancellationToken()).jsonLine())
+        }
+        #expect(producer.startedWorkers == 1, "sequential inputs reuse one worker: \(producer.startedWorkers)")
+        for (i, name) in names.enumerated() { #expect(viaWorkers[i] == local[i], "\(name)") }
+    }
+
+    @Test("Cancelling a job whose worker hangs ends it promptly and stops the worker")
+    func cancelStopsHungWorker() async throws {
+        let work = try Workspace()
+        try work.copy("tone_alac.m4a", to: "cadenza-fault-hang.m4a")
+        let producer = try Self.producer(workers: 1)
+        let job = try BatchJob(paths: [work.path("cadenza-fault-hang.m4a")], types: [.loudness], jobs: 1,
+                               sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
+        let running = Task { await job.run() }
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        job.cancel()
+        let summary = await running.value
+        #expect(summary.interrupted)
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
+    @Test("Worker frames: round trip, partial frames wait, malformed streams are refused")
+    func frames() throws {
+        let frames: [WorkerFrame] = [.analyze(path: FilePath.string(fromBytes: Array("a/b".utf8) + [0xFF])),
+                                     .progress(seconds: 12.5), .report(json: Array(#"{"x":1}"#.utf8))]
+        let bytes = frames.flatMap(\.encoded)
+        var buffer = Array(bytes.dropLast())
+        #expect(try WorkerFrame.parse(&buffer) == Array(frames.dropLast()))
+        buffer.append(bytes.last ?? 0)
+        #expect(try WorkerFrame.parse(&buffer) == [frames[2]])
+        #expect(buffer.isEmpty)
+        var bad: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x41]
+        #expect(throws: WorkerFrame.ProtocolError.self) { try WorkerFrame.parse(&bad) }
+        var unknown: [UInt8] = [1, 0, 0, 0, 0x5A]
+        #expect(throws: WorkerFrame.ProtocolError.self) { try WorkerFrame.parse(&unknown) }
+    }
+
+    @Test("Time limits scale with the audio decoded; a fixed --timeout overrides")
+    func timeLimits() {
+        #expect(WorkerLimits().timeLimit(decoded: 0) == 60)
+        #expect(WorkerLimits().timeLimit(decoded: 3600) == 1860)
+        #expect(WorkerLimits(timeout: 5).timeLimit(decoded: 3600) == 5)
+    }
+}
