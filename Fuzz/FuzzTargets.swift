@@ -1,0 +1,82 @@
+import Foundation
+
+// libFuzzer targets for the parsers of untrusted input that Cadenza owns. Built by
+// scripts/fuzz.sh together with the library sources (one module, so internal parsers are
+// reachable) and run with CADENZA_FUZZ_TARGET naming the target:
+//   wav     WAVHeader (the RIFF/RF64 chunk walk behind the WAV sanity checks)
+//   ogg     OggEnd (the end-of-stream page check for truncated Ogg files)
+//   frames  WorkerFrame.parse (worker protocol) and the FilePath escape (exact round trip)
+//   args    the command-line parser (ParsedArguments) with analyze-like options
+//   report  Report JSON reading (Codable), and the written line must read back
+//   pcm     raw PCM input (the meter's --format path): AudioDecoder + loudness over random bytes
+// A property that fails traps, which libFuzzer records as a crash.
+
+let fuzzTarget = ProcessInfo.processInfo.environment["CADENZA_FUZZ_TARGET"] ?? "wav"
+let pcmPath = NSTemporaryDirectory() + "cadenza-fuzz-pcm-\(getpid()).raw"
+
+struct FuzzOptions: OptionGroup {
+    let analyses = Option<Set<AnalysisType>>(names: ["--for"], value: "list", help: "analyses") { (text, _) throws(UsageError) in
+        try parseAnalysisTypes(text)
+    }
+    let output = Option<String>(names: ["--output", "-o"], value: "dir", help: "folder")
+    let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "jobs", range: 1...1024)
+    let noProgress = Flag(names: ["--no-progress"], help: "flag")
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func cadenzaFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    switch fuzzTarget {
+    case "wav":
+        let header = WAVHeader(size: UInt64(bytes.count)) { offset, count in
+            guard offset <= UInt64(bytes.count), UInt64(bytes.count) - offset >= UInt64(count) else { return nil }
+            return Array(bytes[Int(offset)..<(Int(offset) + count)])
+        }
+        _ = header?.problem
+        _ = header?.overclaims
+    case "ogg":
+        _ = OggEnd.endsWithEndOfStream(bytes)
+    case "frames":
+        var buffer = bytes
+        if let frames = try? WorkerFrame.parse(&buffer) {
+            for frame in frames {
+                var again = frame.encoded
+                precondition((try? WorkerFrame.parse(&again)) == [frame] || frame.isNaNProgress, "frame round trip")
+            }
+        }
+        let escaped = FilePath.string(fromBytes: bytes)
+        precondition(FilePath.bytes(of: escaped) == bytes, "FilePath round trip")
+    case "args":
+        let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let spec = CommandSpec<FuzzOptions>(name: "analyze", abstract: "fuzz", usage: "fuzz")
+        if let parsed = try? ParsedArguments(arguments, spec: spec) {
+            _ = parsed[\.jobs]
+            _ = parsed[\.analyses]
+            _ = parsed[\.noProgress]
+            _ = spec.help
+        }
+    case "report":
+        if let report = try? JSONDecoder().decode(Report.self, from: Data(bytes)) {
+            let line = report.jsonLine()
+            precondition((try? JSONDecoder().decode(Report.self, from: line)) != nil, "a written report reads back")
+        }
+    case "pcm":
+        guard bytes.count >= 2 else { return 0 }
+        let rates = [8000, 11025, 22050, 44100, 48000, 96000, 4000, 768_000]
+        let format = RawPCMFormat(sampleFormat: bytes[0] & 1 == 0 ? .f32le : .s16le,
+                                  sampleRate: rates[Int(bytes[0] >> 1) % rates.count], channels: Int(bytes[1] % 8) + 1)
+        _ = FileManager.default.createFile(atPath: pcmPath, contents: Data(bytes.dropFirst(2)))
+        _ = FileAnalyzer(types: [.loudness]).report(path: pcmPath, rawFormat: format)
+    default:
+        fatalError("unknown CADENZA_FUZZ_TARGET \(fuzzTarget)")
+    }
+    return 0
+}
+
+extension WorkerFrame {
+    /// NaN progress cannot compare equal to itself.
+    var isNaNProgress: Bool {
+        if case .progress(let s) = self { return s.isNaN }
+        return false
+    }
+}

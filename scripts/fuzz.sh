@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Fuzz/FuzzTargets.swift) with ASan and runs each for a set time.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
+# Targets: wav ogg frames args report pcm. Crashers land in Fuzz/crashers/<target>/ (commit them
+# and add them to Fuzz/regressions/, which FuzzRegressionTests replays). Results go to stdout.
+#
+# Why not `swift build -sanitize=fuzzer`: SwiftPM applies the flag to every product, and the
+# `cadenza` executable's own main then collides with libFuzzer's. swiftc builds one fuzzing
+# binary from the library sources plus the harness instead (one module, so internal parsers
+# are reachable), with the same module maps and Debian libraries as the package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${1:-60}
+shift || true
+TARGETS=${*:-wav ogg frames args report pcm}
+OUT=.build/fuzz
+mkdir -p "$OUT/src"
+# The CLI's argument parser is fuzzed too: compiled into the same module (its import dropped).
+for f in Arguments StandardStreams; do
+    grep -v '^import MusicUnderstanding' "Sources/cadenza/$f.swift" > "$OUT/src/$f.swift"
+done
+LIBS=$(pkg-config --libs libavformat libavdevice libavcodec libavutil libswresample fftw3f sndfile)
+if [ ! -x "$OUT/cadenza-fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/cadenza-fuzz" -name '*.swift' | head -1)" ]; then
+    echo "building $OUT/cadenza-fuzz ..." >&2
+    start=$(date +%s)
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name CadenzaFuzz \
+        -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CFFTW/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CSndfile/module.modulemap \
+        $(pkg-config --cflags-only-I libavformat | sed 's/-I/-Xcc -I/g') \
+        $(find Sources/MusicUnderstanding -name '*.swift') "$OUT/src/Arguments.swift" "$OUT/src/StandardStreams.swift" \
+        Fuzz/FuzzTargets.swift $LIBS -lfftw3f_threads -o "$OUT/cadenza-fuzz" > "$OUT/build.log" 2>&1 \
+        || { grep -v 'Cannot export local symbol' "$OUT/build.log" >&2; exit 1; }
+    grep -E 'error|warning: ' "$OUT/build.log" | grep -v 'Cannot export local symbol' >&2 || true
+    echo "built in $(( $(date +%s) - start )) s" >&2
+fi
+echo "| target | seconds | runs | exec/s | corpus | crashes |"
+echo "|---|---:|---:|---:|---:|---:|"
+for t in $TARGETS; do
+    mkdir -p "Fuzz/corpus/$t" "Fuzz/crashers/$t"
+    seeds=()
+    case $t in
+        wav) seeds=(Fixtures/*.wav Fixtures/hostile/*.wav) ;;
+        ogg) seeds=(Fixtures/*.ogg Fixtures/*.opus Fixtures/hostile/*.og*) ;;
+        report) seeds=(Reports/sample-report.json) ;;
+    esac
+    for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "Fuzz/corpus/$t/" 2>/dev/null || true; done
+    log="$OUT/$t.log"
+    CADENZA_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$OUT/cadenza-fuzz" "Fuzz/corpus/$t" \
+        -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="Fuzz/crashers/$t/" -print_final_stats=1 > "$log" 2>&1 || true
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    corpus=$(ls "Fuzz/corpus/$t" | wc -l)
+    crashes=$(ls "Fuzz/crashers/$t" | wc -l)
+    echo "| $t | $SECONDS_PER_TARGET | $runs | $rate | $corpus | $crashes |"
+done
