@@ -324,3 +324,61 @@ enum Shell {
         return CommandRun(status: process.terminationStatus, stdout: o, stderr: e, timedOut: timedOut)
     }
 }
+
+/// The committed bad-input suite (Fixtures/hostile, Fixtures/README.md) plus the file-system
+/// objects that cannot be committed, analysed by `cadenza analyze` as a user would: each input
+/// gives exactly the expected error record or a report, the run ends, nothing crashes.
+@Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
+struct BadInputSuiteTests {
+    /// Expected `error.code` per input name, or "ok" for a report, "warning" for a report with a warning.
+    static let expected: [String: String] = [
+        "empty.mp3": "decodeFailed", "text.mp3": "decodeFailed", "random.flac": "decodeFailed",
+        "rate_1hz.wav": "decodeFailed", "rate_19hz.wav": "decodeFailed", "channels_1000.wav": "decodeFailed",
+        "bits_0.wav": "decodeFailed", "rate_0.ogg": "decodeFailed", "corrupt.wma": "decodeFailed",
+        "truncated.ogg": "warning", "truncated.opus": "warning", "nan_inf_huge.wav": "warning",
+        "name with spaces.wav": "ok",
+        // made at run time
+        "fifo.wav": "decodeFailed", "loop": "-", "dangling.mp3": "fileNotFound", "new\nline.wav": "ok",
+        "bad\u{10FEFF}name.wav": "ok", "unreadable.wav": "permissionDenied", "locked": "permissionDenied",
+        "zero_frames.wav": "zeroLength", "truncated.mp3": "warning", "video_only.mp4": "noAudioStream",
+        "huge_samplerate.wav": "decodeFailed",
+    ]
+
+    @Test("Every bad input yields its error record or a correct report; one record each; the run ends")
+    func suite() async throws {
+        let work = try Workspace()
+        let hostile = CLI.fixtures.appendingPathComponent("hostile")
+        for name in try FileManager.default.contentsOfDirectory(atPath: hostile.path) {
+            try work.copy("hostile/" + name, to: "in/" + name)
+        }
+        for name in ["zero_frames.wav", "truncated.mp3", "video_only.mp4", "huge_samplerate.wav"] { try work.copy(name, to: "in/" + name) }
+        #expect(mkfifo(work.path("in/fifo.wav"), 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: work.path("in/loop"), withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(atPath: work.path("in/dangling.mp3"), withDestinationPath: "nowhere")
+        try work.copy("hostile/name with spaces.wav", to: "in/new\nline.wav")
+        try work.copy("hostile/name with spaces.wav", toRaw: Array("in/bad".utf8) + [0xFF] + Array("name.wav".utf8))
+        try work.copy("hostile/name with spaces.wav", to: "in/unreadable.wav")
+        try work.copy("hostile/name with spaces.wav", to: "in/locked/x.wav")
+        #expect(chmod(work.path("in/unreadable.wav"), 0o000) == 0)
+        #expect(chmod(work.path("in/locked"), 0o000) == 0)
+
+        // As a user without root's powers, so that permissions mean something.
+        let asUser: [String] = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let run = try await Shell.run(#"exec "${@:2}" "$CADENZA" analyze --for loudness "$1""#, [work.path("in")] + asUser, timeout: 120)
+        #expect(!run.timedOut)
+        #expect(run.status == 1, "\(run.err)")
+        let validator = try SchemaValidator.reportSchema()
+        var seen: [String: String] = [:]
+        for line in run.lines {
+            #expect(validator.validate(Data(line.utf8)).isEmpty, "\(line.prefix(200))")
+            let report = try JSONDecoder().decode(Report.self, from: Data(line.utf8))
+            let name = String(report.source.path.dropFirst(work.path("in").count + 1))
+            #expect(seen[name] == nil, "one record per input: \(name) twice")
+            seen[name] = report.error?.code ?? (report.warning != nil ? "warning" : "ok")
+            if let error = report.error { #expect(error.message.contains(report.source.path), "the message names the input") }
+        }
+        var wanted = Self.expected.filter { $0.value != "-" }
+        if getuid() == 0 && asUser.isEmpty { wanted["unreadable.wav"] = "ok" }
+        #expect(seen == wanted)
+    }
+}
