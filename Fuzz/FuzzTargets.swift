@@ -8,6 +8,7 @@ import Foundation
 //   frames  WorkerFrame.parse (worker protocol) and the FilePath escape (exact round trip)
 //   args    the command-line parser (ParsedArguments) with analyze-like options
 //   report  Report JSON reading (Codable), and the written line must read back
+//   plot    `cadenza plot`'s report reading (object, array or NDJSON) and SVG drawing
 //   pcm     raw PCM input (the meter's --format path): AudioDecoder + loudness over random bytes
 // A property that fails traps, which libFuzzer records as a crash.
 
@@ -59,6 +60,10 @@ public func cadenzaFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         if let report = try? JSONDecoder().decode(Report.self, from: Data(bytes)) {
             let line = report.jsonLine()
             precondition((try? JSONDecoder().decode(Report.self, from: line)) != nil, "a written report reads back")
+        }
+    case "plot":
+        if let reports = try? ReportPlot.reports(fromJSON: Data(bytes), path: "fuzz.json") {
+            for report in reports.prefix(2) where report.error == nil { _ = ReportPlot(report: report).svg() }
         }
     case "pcm":
         guard bytes.count >= 2 else { return 0 }

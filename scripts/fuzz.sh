@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/FuzzTargets.swift) with ASan and runs each for a set time.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
-# Targets: wav ogg frames args report pcm. Crashers land in Fuzz/crashers/<target>/ (commit them
+# Targets: wav ogg frames args report plot pcm. Crashers land in Fuzz/crashers/<target>/ (commit them
 # and add them to Fuzz/regressions/, which FuzzRegressionTests replays). Results go to stdout.
 #
 # Why not `swift build -sanitize=fuzzer`: SwiftPM applies the flag to every product, and the
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-TARGETS=${*:-wav ogg frames args report pcm}
+TARGETS=${*:-wav ogg frames args report plot pcm}
 OUT=.build/fuzz
 mkdir -p "$OUT/src"
 # The CLI's argument parser is fuzzed too: compiled into the same module (its import dropped).
@@ -42,7 +42,7 @@ for t in $TARGETS; do
     case $t in
         wav) seeds=(Fixtures/*.wav Fixtures/hostile/*.wav) ;;
         ogg) seeds=(Fixtures/*.ogg Fixtures/*.opus Fixtures/hostile/*.og*) ;;
-        report) seeds=(Reports/sample-report.json) ;;
+        report|plot) seeds=(Reports/sample-report.json) ;;
     esac
     for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "Fuzz/corpus/$t/" 2>/dev/null || true; done
     log="$OUT/$t.log"

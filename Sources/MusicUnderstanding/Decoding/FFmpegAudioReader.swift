@@ -32,6 +32,8 @@ final class FFmpegAudioReader {
     private var streamIndex: Int32 = -1
     private var chunkFrames = 16_384
     private let maximumConsecutiveErrors: Int
+    /// Seconds a named pipe may take to get a writer or data before it is given up.
+    static let namedPipeWait = 3.0
     /// The descriptor of a named pipe or device opened by hand (FFmpeg reads it as `pipe:N`).
     private var specialFile: Int32 = -1
     /// What that special file is ("a named pipe"), for messages.
@@ -91,9 +93,17 @@ final class FFmpegAudioReader {
                 // writes to then reads as empty instead of blocking for ever), then read normally.
                 let fd = open(FilePath.cString(path), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
                 guard fd >= 0 else { throw Self.systemError(errno, path: path) }
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
                 specialFile = fd
                 specialKind = status.kind
+                if status.type == UInt32(S_IFIFO) {
+                    // A writer that is about to start gets a moment; a pipe nobody writes to is
+                    // reported instead of read as empty (a never-opened FIFO polls neither IN nor HUP).
+                    var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+                    if poll(&fds, 1, Int32(Self.namedPipeWait * 1000)) == 0 {
+                        throw .corruptData(path: path, reason: "a named pipe with no writer: nothing arrived within \(Int(Self.namedPipeWait)) s")
+                    }
+                }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
                 url = Array("pipe:\(fd)".utf8CString)
             } else {
                 // "file:" so that a name with a colon is never taken for a protocol; raw bytes,
