@@ -106,8 +106,7 @@ private enum Synth {
 
 @Suite struct RhythmTests {
     /// Click tracks from 60 to 200 BPM: tempo within 4 % (Acc1) and every beat within 70 ms,
-    /// with little systematic latency (median offset under 30 ms, well inside the 70 ms window;
-    /// clicks are the sharpest onsets, detected earliest by the log flux).
+    /// with no systematic latency (median offset within ±5 ms).
     @Test(arguments: [60.0, 92.0, 120.0, 151.0, 200.0])
     func clickTrack(bpm: Double) {
         let duration = 16.0
@@ -121,7 +120,55 @@ private enum Synth {
         #expect(Synth.hitRate(result.beats, truth) > 0.95, "beats \(result.beats)")
         // No extra beats: the count matches the clicks (one may be missing at either end).
         #expect(abs(result.beats.count - truth.count) <= 2, "\(result.beats.count) beats for \(truth.count) clicks")
-        #expect(abs(Synth.medianOffset(result.beats, truth)) < 0.03)
+        #expect(abs(Synth.medianOffset(result.beats, truth)) < 0.005)
+    }
+
+    /// Beat timing on clicks at 120 BPM: every beat within ±5 ms of its click except the first
+    /// after a silent lead-in, which may come up to 12 ms early (the adaptive whitening has no
+    /// memory of its bands yet and normalises the faint leading edge to full scale), also for
+    /// clicks from t = 0 (the first one keeps its beat) and through the session's resampling
+    /// from 48 and 96 kHz.
+    @Test(arguments: [(0.0, 22_050.0), (0.5, 22_050.0), (0.0, 48_000.0), (0.25, 96_000.0)])
+    func clickTiming(start: Double, rate: Double) async throws {
+        let duration = 12.0
+        let truth = stride(from: start, to: duration - 0.3, by: 0.5).map { $0 }
+        var samples = [Float](repeating: 0, count: Int(duration * rate))
+        for t in truth {
+            let s = Int((t * rate).rounded())
+            for i in 0..<Int(0.03 * rate) where s + i < samples.count {
+                let u = Double(i) / rate
+                samples[s + i] += Float(0.5 * exp(-u / 0.005) * sin(2 * .pi * 2000 * u))
+            }
+        }
+        let beats: [Double]
+        if rate == Synth.rate {
+            beats = Synth.analyze(samples).beats
+        } else {
+            let session = MusicUnderstandingSession(audioProvider: StructureFixture.provider(samples, rate: rate))
+            beats = try #require(try await session.analyze(for: [.rhythm]).rhythm).beats
+        }
+        #expect(beats.count == truth.count, "\(beats.count) beats for \(truth.count) clicks")
+        for (k, t) in truth.enumerated() {
+            let nearest = beats.min { abs($0 - t) < abs($1 - t) } ?? .infinity
+            #expect(abs(nearest - t) <= (k == 0 && start > 0 ? 0.012 : 0.005), "click at \(t): beat at \(nearest)")
+        }
+    }
+
+    /// Pulseless input: a steady sine (10 s and 30 s; its whitened onset curve is periodic) and a
+    /// sustained three-note chord give no beats and no tempo: no new sound on the beats.
+    @Test(arguments: [10.0, 30.0])
+    func steadyTonesHaveNoPulse(seconds: Double) {
+        let n = Int(seconds * Synth.rate)
+        let sine = (0..<n).map { Float(0.5 * sin(2 * .pi * 440 * Double($0) / Synth.rate)) }
+        let chord = (0..<n).map { i -> Float in
+            let t = Double(i) / Synth.rate
+            return Float(0.1 * (sin(2 * .pi * 261.6 * t) + sin(2 * .pi * 329.6 * t) + sin(2 * .pi * 392 * t)))
+        }
+        for samples in [sine, chord] {
+            let result = Synth.analyze(samples)
+            #expect(result.beats.isEmpty && result.bars.isEmpty && result.beatsPerMinute == nil,
+                    "\(result.beats.count) beats at \(result.beatsPerMinute ?? 0) BPM")
+        }
     }
 
     /// A 4/4 drum pattern (kick on 1 and 3, snare on 2 and 4, hi-hats on eighths) over a chord

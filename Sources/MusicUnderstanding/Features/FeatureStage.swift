@@ -23,7 +23,10 @@ public struct FeatureConfiguration: Sendable, Hashable {
 /// One STFT frame handed to the feature consumers.
 ///
 /// Frame `index` is centred on time `index * hopSize / sampleRate` (the signal is padded with
-/// half a frame of zeros at both ends, as in librosa's centred STFT).
+/// half a frame of zeros at both ends, as in librosa's centred STFT). When onset strength is
+/// computed, a few frames with negative indices (centred before the start, on the zero padding)
+/// come first and go to the onset accumulator only, so that an onset at t = 0 enters the leading
+/// edge of a window as every later onset does (`OnsetStrengthAccumulator.prerollFrames`).
 struct SpectralFrame {
     /// Frame number, from 0.
     var index: Int
@@ -119,6 +122,7 @@ final class FeatureStage {
     private let separationAccumulator: HarmonicPercussiveAccumulator?
     private let fluctuationAccumulator: PitchFluctuationAccumulator?
     private var consumers: [any SpectralFrameConsumer] = []
+    private var prerollConsumers: [any SpectralFrameConsumer] = []
 
     /// Creates the stage; only the requested spectral features are computed.
     init(features: Set<Feature>, configuration settings: AnalysisConfiguration = .init()) {
@@ -128,7 +132,10 @@ final class FeatureStage {
         fft = RealFFT(size: n)
         // Periodic Hann window.
         window = (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
-        pending = [Float](repeating: 0, count: n / 2)  // centre padding
+        let preroll = features.contains(.onset)
+            ? OnsetStrengthAccumulator.prerollFrames(configuration, onset: settings.onset) : 0
+        pending = [Float](repeating: 0, count: n / 2 + preroll * configuration.hopSize)  // centre padding
+        frameIndex = -preroll
         pending.reserveCapacity(4 * n)
         power = [Float](repeating: 0, count: configuration.binCount)
         magnitude = [Float](repeating: 0, count: configuration.binCount)
@@ -142,7 +149,7 @@ final class FeatureStage {
             ? HarmonicPercussiveAccumulator(configuration: configuration, settings: settings.harmonicPercussive) : nil
         fluctuationAccumulator = features.contains(.pitchFluctuation)
             ? PitchFluctuationAccumulator(configuration: configuration) : nil
-        if let onsetAccumulator { consumers.append(onsetAccumulator) }
+        if let onsetAccumulator { consumers.append(onsetAccumulator); prerollConsumers.append(onsetAccumulator) }
         if let chromaAccumulator { consumers.append(chromaAccumulator) }
         if let melAccumulator { consumers.append(melAccumulator) }
         if let separationAccumulator { consumers.append(separationAccumulator) }
@@ -165,7 +172,7 @@ final class FeatureStage {
         processFrames()
         return SharedFeatures(
             configuration: configuration,
-            frameCount: frameIndex,
+            frameCount: max(0, frameIndex),
             duration: duration,
             onset: onsetAccumulator?.finish(),
             chroma: chromaAccumulator?.finish(),
@@ -182,7 +189,7 @@ final class FeatureStage {
         // per-sample work meets no exclusivity checks on the stage's properties.
         var start = pendingStart
         var index = frameIndex
-        let consumers = self.consumers
+        let consumers = self.consumers, prerollConsumers = self.prerollConsumers
         let fft = self.fft
         var magnitude = self.magnitude
         self.magnitude = []
@@ -197,7 +204,7 @@ final class FeatureStage {
                             for k in 0 ..< min(m.count, p.count) { m[k] = p[k].squareRoot() }
                         }
                         let spectral = SpectralFrame(index: index, magnitude: magnitude)
-                        for consumer in consumers { consumer.consume(spectral) }
+                        for consumer in index < 0 ? prerollConsumers : consumers { consumer.consume(spectral) }
                         index += 1
                         start += hop
                     }

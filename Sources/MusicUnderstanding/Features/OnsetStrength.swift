@@ -2,11 +2,15 @@ import Foundation
 
 /// Onset-strength curves at the STFT frame rate, shared by rhythm, pace and structure analyses.
 ///
-/// Value `i` of every curve belongs to STFT frame `i`, centred at `i / frameRate` seconds (the
-/// lag of the difference is compensated). The log-compressed flux responds as soon as an onset
-/// enters the leading edge of the 93 ms window, so onset peaks appear early: about 20-30 ms for
-/// rendered instruments and drums, up to 40 ms for clicks. Consumers that need absolute onset
-/// times compensate (as `RhythmAnalyzer.Configuration.latency` does).
+/// Value `i` of `strength` and `lowStrength` stands for an onset at `i / frameRate` seconds;
+/// value `i` of `energy` belongs to STFT frame `i`, centred there. The flux of frame `m` against
+/// frame `m − lag` is not centred on its frames: log compression makes it respond as soon as an
+/// onset enters the leading edge of frame `m`'s window, and it is largest at the last frame whose
+/// reference frame does not yet contain the onset, i.e. for an onset at `c(m) + N/2 − lag · hop`
+/// (frame centre `c(m)`, window length `N`: two hops for the default 2048/256 with lag 2). The
+/// curves are placed by that rule (``OnsetStrengthAccumulator/alignmentFrames``). Measured peak
+/// positions against the true onsets: clicks and impulses −3 to −2 ms, drums and plucked notes
+/// +1 ms, bowed (40 ms) attacks −22 ms.
 public struct OnsetFeatures: Sendable {
     /// Frames per second of the curves.
     public var frameRate: Double
@@ -17,6 +21,13 @@ public struct OnsetFeatures: Sendable {
     /// Low-band onset strength (filterbank bands below `OnsetConfiguration.lowBandMaximum`,
     /// kick drum and bass), one value per STFT frame, computed like `strength`.
     public var lowStrength: [Float]
+    /// Relative flux, aligned like `strength`: the share of the (unwhitened, linear) filterbank
+    /// magnitude that is new against `lag` frames back, `Σ max(0, s − s′) / max(Σ s, Σ s′)`, in
+    /// `0 ... 1`. It measures how much new sound an onset brings, whatever the whitening makes
+    /// of quiet bands: a steady tone stays near 0 (the whitened flux of its −100 dB Hann
+    /// side-lobes, which beat with the frame phase, is periodic and made a sine look like a
+    /// pulse), a new note over sustained ones is a few tenths.
+    public var relativeFlux: [Float]
     /// Log energy of each frame, `log10(1 + gamma * sum of band magnitudes)`; useful for
     /// silence and dynamics.
     public var energy: [Float]
@@ -25,11 +36,12 @@ public struct OnsetFeatures: Sendable {
     /// per STFT frame, computed like `strength`. Empty when not computed.
     public var highStrength: [Float]
     /// Creates onset features (mostly for tests).
-    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], energy: [Float] = [],
-                highStrength: [Float] = []) {
+    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
+                energy: [Float] = [], highStrength: [Float] = []) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
+        self.relativeFlux = relativeFlux
         self.energy = energy
         self.highStrength = highStrength
     }
@@ -80,6 +92,26 @@ public struct OnsetConfiguration: Sendable, Hashable {
 /// `highestPitch`; where semitones are narrower than an STFT bin the duplicate filters are
 /// merged, as in madmom's `LogarithmicFilterbank` (Böck et al. 2012).
 final class OnsetStrengthAccumulator: SpectralFrameConsumer {
+    /// Frames before the start (centred on the zero padding) that the feature stage feeds to the
+    /// accumulator, `N / (2 · hop) + lag`: with them an onset at t = 0 enters the leading edge of
+    /// a window and reaches its flux peak like any later onset (without them the first frame
+    /// already holds it at its centre, and its beat was lost).
+    static func prerollFrames(_ configuration: FeatureConfiguration, onset: OnsetConfiguration) -> Int {
+        max(0, alignmentFrames(configuration, onset: onset)) + max(1, onset.lag)
+    }
+
+    /// Frames by which the flux of frame `m` lags the onset it stands for:
+    /// `round(N / (2 · hop)) − lag`. An onset at `t` enters frame `m`'s window when
+    /// `c(m) = t − N/2`; the log-compressed flux `L(m) − L(m − lag)` peaks at the last frame whose
+    /// reference `m − lag` is still free of it, `c(m) = t − N/2 + lag · hop` (with a Hann window
+    /// the band value has passed half its final level `lag` hops in, the `diff_ratio` rule of
+    /// Böck & Widmer 2013, sec. 2.2). So value `m + alignmentFrames` of the curve is the flux of
+    /// frame `m`.
+    static func alignmentFrames(_ configuration: FeatureConfiguration, onset: OnsetConfiguration) -> Int {
+        let hop = max(1, configuration.hopSize)
+        return Int((Double(configuration.frameSize) / Double(2 * hop)).rounded()) - max(1, onset.lag)
+    }
+
     private let configuration: FeatureConfiguration
     private let onset: OnsetConfiguration
     // Filterbank: band b covers bins bandStart[b] ..< bandStart[b] + bandWeightCount[b],
@@ -97,10 +129,14 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var framesSeen = 0
     private var peak: [Float]
     private var bands: [Float]
+    private var rawBands: [Float]
+    // Raw band sums of the last `lag` frames, ring (for the relative flux).
+    private var rawHistory: [[Float]]
     private var maxFiltered: [Float]
     // Outputs.
     private var strength: [Float] = []
     private var lowStrength: [Float] = []
+    private var relativeFlux: [Float] = []
     private var energy: [Float] = []
     private var highStrength: [Float] = []
 
@@ -108,6 +144,8 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         self.configuration = configuration
         self.onset = onset
         history = []
+        rawHistory = []
+        rawBands = []
         peak = []
         bands = []
         maxFiltered = []
@@ -117,6 +155,8 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         peak = [Float](repeating: onset.whiteningFloor, count: bandCount)
         bands = [Float](repeating: 0, count: bandCount)
         maxFiltered = [Float](repeating: 0, count: bandCount)
+        rawBands = [Float](repeating: 0, count: bandCount)
+        rawHistory = [[Float]](repeating: [Float](repeating: 0, count: bandCount), count: lag)
     }
 
     private func buildFilterbank() {
@@ -156,7 +196,8 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
 
     func consume(_ frame: SpectralFrame) {
         guard bandCount > 0 else {
-            strength.append(0); lowStrength.append(0); energy.append(0); highStrength.append(0)
+            strength.append(0); lowStrength.append(0); relativeFlux.append(0); energy.append(0); highStrength.append(0)
+            framesSeen += 1
             return
         }
         let gamma = onset.gamma
@@ -164,48 +205,70 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         frame.magnitude.withUnsafeBufferPointer { mag in
             weights.withUnsafeBufferPointer { w in
                 bands.withUnsafeMutableBufferPointer { out in
-                    peak.withUnsafeMutableBufferPointer { pk in
-                        for b in 0..<bandCount {
-                            let start = bandStart[b], off = weightOffset[b], n = bandWeightCount[b]
-                            var s: Float = 0
-                            if start + n <= mag.count {
-                                for j in 0..<n { s += mag[start + j] * w[off + j] }
+                    rawBands.withUnsafeMutableBufferPointer { raw in
+                        peak.withUnsafeMutableBufferPointer { pk in
+                            for b in 0..<bandCount {
+                                let start = bandStart[b], off = weightOffset[b], n = bandWeightCount[b]
+                                var s: Float = 0
+                                if start + n <= mag.count {
+                                    for j in 0..<n { s += mag[start + j] * w[off + j] }
+                                }
+                                total += s
+                                raw[b] = s
+                                var x = s
+                                if onset.whitening {
+                                    let p = max(s, onset.whiteningFloor, onset.whiteningDecay * pk[b])
+                                    pk[b] = p
+                                    x = s / p
+                                }
+                                out[b] = log10(1 + gamma * x)
                             }
-                            total += s
-                            var x = s
-                            if onset.whitening {
-                                let p = max(s, onset.whiteningFloor, onset.whiteningDecay * pk[b])
-                                pk[b] = p
-                                x = s / p
-                            }
-                            out[b] = log10(1 + gamma * x)
                         }
                     }
                 }
             }
         }
         energy.append(log10(1 + gamma * total))
+        appendFlux()
+    }
 
+    /// Half-wave rectified SuperFlux of the frame just whitened (`bands`), and the relative
+    /// linear flux of its raw band sums (`rawBands`).
+    private func appendFlux() {
         // SuperFlux: difference against the maximum-filtered frame `lag` frames back.
         let lag = history.count
         var flux: Float = 0, lowFlux: Float = 0, highFlux: Float = 0
-        if framesSeen >= lag {
-            let ref = history[historyIndex]  // oldest frame = `lag` frames back
-            let half = max(0, onset.maxFilterWidth / 2)
-            ref.withUnsafeBufferPointer { r in
-                for b in 0..<bandCount {
-                    var m = r[b]
-                    let lo = max(0, b - half), hi = min(bandCount - 1, b + half)
-                    if lo <= hi { for j in lo...hi where r[j] > m { m = r[j] } }
-                    let d = bands[b] - m
-                    if d > 0 {
-                        flux += d
-                        if b < lowBandCount { lowFlux += d }
-                        if b >= highBandStart { highFlux += d }
-                    }
+        // Before the first frame the reference is the zero padding (compressed silence, 0), so
+        // the first onset counts like any other.
+        let ref = history[historyIndex]  // oldest frame = `lag` frames back
+        let half = max(0, onset.maxFilterWidth / 2)
+        ref.withUnsafeBufferPointer { r in
+            for b in 0..<bandCount {
+                var m = r[b]
+                let lo = max(0, b - half), hi = min(bandCount - 1, b + half)
+                if lo <= hi { for j in lo...hi where r[j] > m { m = r[j] } }
+                let d = bands[b] - m
+                if d > 0 {
+                    flux += d
+                    if b < lowBandCount { lowFlux += d }
+                    if b >= highBandStart { highFlux += d }
                 }
             }
         }
+        // Relative flux: the share of the band magnitude that is new against `lag` frames back,
+        // Σ max(0, s − s′) / max(Σ s, Σ s′) (a linear, unwhitened flux normalised by the louder
+        // of the two frames).
+        var rise: Float = 0, before: Float = 0, now: Float = 0
+        rawHistory[historyIndex].withUnsafeBufferPointer { r in
+            for b in 0..<bandCount {
+                before += r[b]
+                now += rawBands[b]
+                if rawBands[b] > r[b] { rise += rawBands[b] - r[b] }
+            }
+        }
+        let louder = max(now, before)
+        relativeFlux.append(louder > 0 ? rise / louder : 0)
+        rawHistory[historyIndex] = rawBands
         history[historyIndex] = bands
         historyIndex = (historyIndex + 1) % lag
         framesSeen += 1
@@ -215,20 +278,23 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     }
 
     func finish() -> OnsetFeatures {
-        // The difference against `lag` frames back responds between the two frames; shift
-        // the flux curves back by half the lag so value i belongs to frame i's centre.
-        let shift = history.count / 2
-        if shift > 0 {
-            for arr in [\OnsetStrengthAccumulator.strength, \OnsetStrengthAccumulator.lowStrength, \OnsetStrengthAccumulator.highStrength] {
-                var a = self[keyPath: arr]
-                if a.count > shift {
-                    a.removeFirst(shift)
-                    a.append(contentsOf: [Float](repeating: 0, count: shift))
-                }
-                self[keyPath: arr] = a
+        // The accumulator saw `prerollFrames` frames before frame 0 (their flux is in the first
+        // values, their energy is not reported). Value i of the curves is the flux of frame
+        // i − alignmentFrames (see `alignmentFrames`), counted from the first pre-roll frame.
+        let preroll = Self.prerollFrames(configuration, onset: onset)
+        let align = Self.alignmentFrames(configuration, onset: onset)
+        let frames = max(0, framesSeen - preroll)
+        func aligned(_ raw: [Float]) -> [Float] {
+            var out = [Float](repeating: 0, count: frames)
+            for i in 0..<frames {
+                let m = i - align + preroll
+                if m >= 0, m < raw.count { out[i] = raw[m] }
             }
+            return out
         }
-        return OnsetFeatures(frameRate: configuration.frameRate, strength: strength, lowStrength: lowStrength,
-                             energy: energy, highStrength: highStrength)
+        return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(strength),
+                             lowStrength: aligned(lowStrength), relativeFlux: aligned(relativeFlux),
+                             energy: energy.count > frames ? Array(energy.suffix(frames)) : energy,
+                             highStrength: aligned(highStrength))
     }
 }

@@ -54,9 +54,14 @@ public struct PaceAnalyzer: Sendable {
         /// Absolute minimum onset strength of an event (default 0.5; music's onset peaks are
         /// 3-40, a steady tone's whitened noise floor stays far below).
         public var minimumStrength: Float = 0.5
-        /// Onset peaks of the log-compressed flux precede the sounding onset; this is added
-        /// before snapping, seconds (default 0.025, as measured for rhythm's latency).
-        public var latency: Double = 0.025
+        /// Added to the event times before snapping, seconds (default 0: the shared onset curves
+        /// are placed at the onsets they stand for, ``OnsetFeatures``).
+        public var latency: Double = 0
+        /// Smallest relative flux (``OnsetFeatures/relativeFlux``, the share of the frame's
+        /// spectral magnitude that is new) within ±``mergeSeconds`` of an event (default 0.02,
+        /// as rhythm's ``RhythmAnalyzer/Configuration/minimumNewSound``): the whitened flux of a
+        /// steady tone's side-lobes is no event.
+        public var minimumNewSound: Float = 0.02
         /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)
         /// below the 95th percentile count no events (default 40).
         public var silenceLevel: Float = 40
@@ -89,7 +94,9 @@ public struct PaceAnalyzer: Sendable {
         // The absolute floor is shared between the curves (a band holds part of the flux).
         let floor = configuration.minimumStrength / Float(curves.count)
         var times: [Double] = []
-        for curve in curves { times.append(contentsOf: peaks(curve, energy: onset.energy, rate: rate, minimum: floor)) }
+        for curve in curves {
+            times.append(contentsOf: peaks(curve, energy: onset.energy, relativeFlux: onset.relativeFlux, rate: rate, minimum: floor))
+        }
         times.sort()
         // Onsets found in both curves within the merge distance are one perceived event.
         var merged: [Double] = []
@@ -99,7 +106,7 @@ public struct PaceAnalyzer: Sendable {
     }
 
     /// Salient peaks of one onset-strength curve, seconds.
-    private func peaks(_ curve: [Float], energy: [Float], rate: Double, minimum: Float) -> [Double] {
+    private func peaks(_ curve: [Float], energy: [Float], relativeFlux rel: [Float], rate: Double, minimum: Float) -> [Double] {
         let s = curve.map { $0.isFinite ? max(0, $0) : 0 }
         let n = s.count
         guard n > 2 else { return [] }
@@ -121,6 +128,11 @@ public struct PaceAnalyzer: Sendable {
         return peaks.compactMap { i in
             guard s[i] >= minimum, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
             if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
+            if rel.count == n {
+                var m: Float = 0
+                for k in max(0, i - merge)...min(n - 1, i + merge) where rel[k] > m { m = rel[k] }
+                guard m >= configuration.minimumNewSound else { return nil }
+            }
             return Double(i) / rate
         }
     }
