@@ -34,7 +34,6 @@ struct AnalyzeOptions: OptionGroup {
         }
         return notation
     }
-    let noProgress = Flag(names: ["--no-progress"], help: "Never draw the progress bar on stderr.")
     let timeout = Option<Double>(names: ["--timeout"], value: "seconds",
                                  help: "Time limit per input (default: 60 s plus half the audio's duration).") { (text, name) throws(UsageError) in
         guard let t = Double(text), t > 0, t.isFinite else {
@@ -44,6 +43,19 @@ struct AnalyzeOptions: OptionGroup {
     }
     let memoryLimit = Option<Int>(names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
                                   range: 64...1_048_576)
+    let noProgress = Flag(names: ["--no-progress"], help: "No progress bar or periodic progress lines on stderr (the summary stays).")
+    let force = Flag(names: ["--force"], help: "With --output, analyse every input again even when its report is current.")
+    let shard = Option<Shard>(names: ["--shard"], value: "k/n",
+                              help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).") { (text, _) throws(UsageError) in
+        do throws(Shard.ParseError) { return try Shard(parsing: text) } catch { throw UsageError(description: error.description) }
+    }
+    let progressInterval = Option<Double>(names: ["--progress-interval"], value: "s",
+                                          help: "Seconds between plain progress lines when stderr is not a terminal (default 30).") { (text, name) throws(UsageError) in
+        guard let v = Double(text), v > 0, v.isFinite else {
+            throw UsageError(description: "invalid value '\(text)' for \(name): expected a positive number of seconds")
+        }
+        return v
+    }
 }
 
 /// `cadenza analyze PATH...`: parses the options, runs a ``BatchJob`` and prints its progress,
@@ -52,13 +64,16 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir>] [--write-tags] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
             error record naming the file and the reason; the batch always goes on.
             Output: one JSON report per line on stdout in completion order (NDJSON), or with --output one \
-            file per input, DIR/<input path>.json (standard input: DIR/stdin.json). A progress bar with ETA is drawn on stderr when it is a terminal.
+            file per input, DIR/<input path>.json (standard input: DIR/stdin.json). With --output a rerun \
+            resumes: inputs whose report is current (same file size and modification time, same analyses \
+            and version) are kept, the rest are analysed; --force analyses all.
+            Progress: a bar on stderr when it is a terminal, otherwise a plain line every 30 s; a summary at the end.
             --format json: one pretty JSON array of all reports on stdout (DIR/<input>.json pretty with --output); \
             csv: a header and one row per input (path, duration, bpm, beats_per_bar, key, camelot, integrated_lufs, \
             loudness_range_lu, true_peak_dbtp, error; DIR/<input>.csv); jams: one JAMS document per line \
@@ -88,6 +103,7 @@ enum AnalyzeCommand {
             writer = FormattedReportWriter(format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO))
         }
         let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
+        if args[\.force] && args[\.output] == nil { Cadenza.usageFailure("--force needs --output (it redoes reports kept in the folder)", spec) }
         let job: BatchJob
         let types = requested.isEmpty ? AnalysisType.available : requested
         let jobs = args[\.jobs] ?? ProcessInfo.processInfo.activeProcessorCount
@@ -98,7 +114,8 @@ enum AnalyzeCommand {
             ProcessReportProducer(executable: $0, types: types, workers: jobs, limits: limits)
         }
         do throws(BatchError) {
-            job = try BatchJob(paths: args.positionals, types: types, jobs: jobs, sink: sink, producer: producer)
+            job = try BatchJob(paths: args.positionals, types: types, jobs: jobs, sink: sink, producer: producer,
+                               force: args[\.force], shard: args[\.shard])
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):
@@ -106,33 +123,35 @@ enum AnalyzeCommand {
                 Cadenza.usageFailure("cannot write to --output \(dir): \(reason)", spec)
             }
         }
-        if job.inputs.isEmpty { printError("warning: no audio inputs found in \(args.positionals.joined(separator: " "))") }
-        let progress = (isatty(STDERR_FILENO) == 1 && !args[\.noProgress]) ? ProgressBar(inputs: job.inputs) : nil
+        if job.discoveredInputs == 0 { printError("warning: no audio inputs found in \(sanitized(args.positionals.joined(separator: " ")))") }
+        let mode: ProgressDisplay.Mode = args[\.noProgress] ? .quiet
+            : isatty(STDERR_FILENO) == 1 ? .bar : .lines(interval: args[\.progressInterval] ?? 30)
+        let progress = ProgressDisplay(total: job.inputs.count, mode: mode)
         let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
         let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard) : nil
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
+        let terminate = SignalWatcher(signal: SIGTERM) { job.cancel() }
         let summary = await job.run { event in
-            switch event {
-            case .inputFinished(let path, let report, let writeError):
+            if case .inputFinished(let path, let report, let writeError) = event {
                 if let writeError {
-                    progress?.clear()
-                    printError("error: \(path): cannot write report: \(writeError)")
+                    progress.clear()
+                    printError("error: \(sanitized(path)): cannot write report: \(sanitized(writeError.description))")
                 }
                 if let error = report.error, namesFailuresOnStderr {
-                    progress?.clear()
-                    printError("error: \(error.message)")
+                    progress.clear()
+                    printError("error: \(sanitized(error.message))")
                 }
                 if let tagger, report.error == nil, let failure = tagger.tag(report, path: path) {
-                    progress?.clear()
-                    printError("error: \(failure)")
+                    progress.clear()
+                    printError("error: \(sanitized("\(failure)"))")
                 }
-                progress?.advance(path: path)
             }
+            progress.record(event)
         }
         interrupt.stop()
-        progress?.finish()
+        progress.finish()
         do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(error)") }
         if summary.interrupted {
             printError("interrupted: \(summary.done) of \(summary.inputs) inputs analysed")

@@ -212,16 +212,23 @@ import Testing
 
 // MARK: - Helpers
 
-/// The events a job delivered.
+/// The finished-input events a job delivered (the plan is kept apart).
 private final class Events: Sendable {
     private let list = Mutex<[BatchEvent]>([])
-    func add(_ e: BatchEvent) { list.withLock { $0.append(e) } }
+    private let plans = Mutex<[BatchPlan]>([])
+    func add(_ e: BatchEvent) {
+        if case .planned(let plan) = e { plans.withLock { $0.append(plan) } } else { list.withLock { $0.append(e) } }
+    }
+    var plan: BatchPlan? { plans.withLock { $0.first } }
     var all: [BatchEvent] { list.withLock { $0 } }
 }
 
 extension BatchEvent {
     var path: String {
-        switch self { case .inputFinished(let path, _, _): path }
+        switch self {
+        case .planned: ""
+        case .inputFinished(let path, _, _): path
+        }
     }
 }
 

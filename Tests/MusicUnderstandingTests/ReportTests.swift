@@ -71,7 +71,10 @@ import Testing
     static let schemaExtras: [(section: String, property: String)] = [
         ("structure", "sectionLabels"), ("structure", "sectionFunctions"),
         ("key", "confidence"), ("key", "rangeConfidences"),
+        ("source", "size"), ("source", "modified"),
     ]
+    /// Extra optional top-level members (README, "Extra fields").
+    static let topLevelExtras = ["analyzer"]
 
     @Test func schemaCopyMatchesSharedContract() throws {
         // The project's copy is the shared contract plus documented optional fields, none required.
@@ -90,6 +93,10 @@ import Testing
             #expect(!((section["required"] as? [String]) ?? []).contains(extra.property), "\(extra) must stay optional")
             section["properties"] = sectionProperties
             properties[extra.section] = section
+        }
+        for extra in Self.topLevelExtras {
+            #expect(properties.removeValue(forKey: extra) != nil, "\(extra) documented but absent")
+            #expect(!((ours["required"] as? [String]) ?? []).contains(extra), "\(extra) must stay optional")
         }
         ours["properties"] = properties
         #expect(NSDictionary(dictionary: ours).isEqual(to: original as? [AnyHashable: Any] ?? [:]))

@@ -20,11 +20,17 @@ public struct InputDiscovery: Sendable {
         "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "ico", "svg",
         "txt", "nfo", "cue", "log", "m3u", "m3u8", "pls", "xspf", "md", "pdf", "db", "ini", "sfv", "md5",
         "sha1", "sha256", "accurip", "lrc", "xml", "html", "htm", "url", "ds_store", "tmp", "part",
-        "mid", "midi", "kar",
+        "mid", "midi", "kar", "json",
     ]
 
+    /// Folders never walked into (a batch's output folder, so its reports are not taken for inputs
+    /// on the next run), compared by device and inode.
+    public var excludedFolders: [String] = []
+
     /// Creates a discovery.
-    public init() {}
+    public init(excludedFolders: [String] = []) {
+        self.excludedFolders = excludedFolders
+    }
 
     /// Expands `paths` into a sorted, de-duplicated list of inputs (one file given twice, even
     /// spelt differently as `a/x.mp3` and `./a/x.mp3` or reached through a symbolic link, is one
@@ -59,10 +65,12 @@ public struct InputDiscovery: Sendable {
 
     private func walk(_ root: String, visited: inout Set<FilePath.Status>) -> [(String, FilePath.Status?)] {
         var files: [(String, FilePath.Status?)] = []
+        let excluded = Set(excludedFolders.compactMap(Self.fileID))
         var stack = [root]
         func identity(_ s: FilePath.Status) -> FilePath.Status { FilePath.Status(device: s.device, inode: s.inode, type: 0, size: 0) }
         if case .success(let s) = FilePath.status(root) { visited.insert(identity(s)) }
         while let dir = stack.popLast() {
+            if !excluded.isEmpty, let id = Self.fileID(dir), excluded.contains(id) { continue }
             guard case .success(let names) = FilePath.contentsOfDirectory(dir) else {
                 files.append((dir, nil))  // a folder that cannot be listed gets its own error record
                 continue
@@ -89,6 +97,12 @@ public struct InputDiscovery: Sendable {
             }
         }
         return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// Device and inode of `path`, following links.
+    private static func fileID(_ path: String) -> [UInt64]? {
+        var info = stat()
+        return stat(path, &info) == 0 ? [UInt64(info.st_dev), UInt64(info.st_ino)] : nil
     }
 
     /// `a.mp3.json` beside `a.mp3` is a sidecar of it.

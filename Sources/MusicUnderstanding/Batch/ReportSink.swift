@@ -40,6 +40,20 @@ public enum ReportSink: Sendable {
 
     /// Writes one report. Throws ``WriteError`` when the output cannot be written (disk full, permissions).
     public func write(_ report: Report) throws(WriteError) {
+        try write(report, reportPath: nil)
+    }
+
+    /// Writes one report; in a folder, to `reportPath` when given (``BatchJob`` passes the path it
+    /// chose, see ``BatchJob/reportPath(for:)``), else to ``outputPath(for:in:)``.
+    ///
+    /// A folder's report is written to a temporary file beside it (``temporaryPath(for:)``) and
+    /// renamed over the report, so a report file is always complete, even after a crash or
+    /// `kill -9`; the temporary file of a killed writer is removed by the next batch
+    /// (``removeStaleTemporaryFiles(in:olderThan:)``). Reports are not flushed with `fsync` one by one
+    /// (about 10 ms each here, more than analysing a short file; a killed process loses nothing that
+    /// was written). Should a power cut leave a report empty or cut short, it is no complete JSON
+    /// object, and a resumed batch analyses its input again.
+    public func write(_ report: Report, reportPath: String?) throws(WriteError) {
         if case .formatted(let writer) = self { return try writer.write(report) }
         var data = report.jsonLine()
         data.append(0x0A)
@@ -48,7 +62,7 @@ public enum ReportSink: Sendable {
             do { try Self.writeAll(data, to: fd) } catch { throw WriteError(path: "standard output", error: error, stream: true) }
         case .formatted: break
         case .directory(let dir):
-            let target = Self.outputPath(for: report.source.path, in: dir)
+            let target = reportPath ?? Self.outputPath(for: report.source.path, in: dir)
             let folder = (target as NSString).deletingLastPathComponent
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -58,10 +72,15 @@ public enum ReportSink: Sendable {
                 if inTheWay { throw WriteError(path: folder, reason: "exists and is not a directory") }
                 throw WriteError(path: folder, error: error, stream: false)
             }
-            let temporary = folder + "/." + (target as NSString).lastPathComponent + ".tmp-\(getpid())"
+            let temporary = Self.temporaryPath(for: target)
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             do {
-                try data.write(to: URL(fileURLWithPath: temporary))
+                try handle.write(contentsOf: data)
+                try handle.close()
             } catch {
+                try? handle.close()
                 unlink(temporary)
                 throw WriteError(path: target, error: error, stream: false)
             }
@@ -72,6 +91,56 @@ public enum ReportSink: Sendable {
             }
         }
     }
+
+    /// The temporary file a report is written to before it is renamed to `target`:
+    /// `.<name>.tmp-<host>-<pid>` in the same folder (`.cadenza-<hash>.tmp-<host>-<pid>` for names
+    /// so long that the suffix would not fit in a file name). Host and process id tell a later batch
+    /// whether its writer is gone.
+    public static func temporaryPath(for target: String) -> String {
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        let suffix = ".tmp-\(hostName)-\(getpid())"
+        let base = name.utf8.count + suffix.utf8.count < 250 ? name : "cadenza-" + String(FNV1a64.hash(name), radix: 16)
+        return (folder.isEmpty ? "" : folder + "/") + "." + base + suffix
+    }
+
+    /// Removes temporary report files (``temporaryPath(for:)``) left in `dir` and its subfolders by
+    /// writers that are gone: those of this host whose process no longer exists, and any older than
+    /// `age` seconds (a report is renamed milliseconds after its temporary file is created, so an old
+    /// one is stale whoever wrote it, e.g. another node of a cluster). Returns the removed paths.
+    @discardableResult
+    public static func removeStaleTemporaryFiles(in dir: String, olderThan age: TimeInterval = 600) -> [String] {
+        var removed: [String] = []
+        var stack = [dir]
+        let now = Date().timeIntervalSince1970
+        while let folder = stack.popLast() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names {
+                let path = folder + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR { stack.append(path); continue }
+                guard name.hasPrefix("."), info.st_mode & S_IFMT == S_IFREG,
+                      let marker = name.range(of: ".tmp-", options: .backwards) else { continue }
+                let owner = name[marker.upperBound...]
+                guard let dash = owner.lastIndex(of: "-"), let pid = Int32(owner[owner.index(after: dash)...]) else { continue }
+                let host = owner[..<dash]
+                let old = now - (Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) * 1e-9) > age
+                let writerGone = host == hostName && kill(pid, 0) != 0 && errno == ESRCH
+                if (old || writerGone) && unlink(path) == 0 { removed.append(path) }
+            }
+        }
+        return removed.sorted()
+    }
+
+    /// This machine's host name as temporary file names carry it (`/` and `.` replaced by `_`).
+    public static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cleaned = String(name.map { $0 == "/" || $0 == "." ? "_" : $0 })
+        return cleaned.isEmpty ? "localhost" : cleaned
+    }()
 
     /// The system's reason inside a Foundation file error (its underlying POSIX error), for messages.
     public static func reason(_ error: any Error) -> String {

@@ -77,6 +77,12 @@ public struct SourceInfo: Sendable, Codable, Hashable {
     public var channels: Int?
     /// Codec short name, e.g. "mp3", "flac", "pcm_s16le".
     public var codec: String?
+    /// Size of the file in bytes when it was analysed (extra field; absent for standard input).
+    public var size: Int64?
+    /// Modification time of the file when it was analysed, ISO 8601 UTC with nanoseconds
+    /// (`2026-12-01T12:27:13.123456789Z`; extra field; absent for standard input). With ``size``
+    /// it tells a resumed batch whether the report is still current.
+    public var modified: String?
 
     /// Creates a source description.
     public init(path: String, duration: Double? = nil, sampleRate: Int? = nil, channels: Int? = nil, codec: String? = nil) {
@@ -87,7 +93,7 @@ public struct SourceInfo: Sendable, Codable, Hashable {
         self.codec = codec
     }
 
-    enum CodingKeys: String, CodingKey { case path, duration, sampleRate, channels, codec }
+    enum CodingKeys: String, CodingKey { case path, duration, sampleRate, channels, codec, size, modified }
 
     /// Writes the source; `duration` is rounded to 1e-6 s, and left out when it is not finite
     /// (an unknown duration, as when it is `nil`).
@@ -98,7 +104,9 @@ public struct SourceInfo: Sendable, Codable, Hashable {
         if let duration, duration.isFinite {
             try c.encode((duration * 1_000_000).rounded() / 1_000_000 + 0, forKey: .duration)
         }
+        try c.encodeIfPresent(modified, forKey: .modified)
         try c.encode(path, forKey: .path)
         try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
+        try c.encodeIfPresent(size, forKey: .size)
     }
 }

@@ -21,6 +21,9 @@ public struct Report: Sendable, Codable {
 
     /// Always ``schemaVersion``.
     public var schemaVersion: Int = Report.schemaVersion
+    /// What made the report: name, version, analyses and configuration (extra field). With
+    /// ``SourceInfo/size`` and ``SourceInfo/modified`` it tells a resumed batch whether the report is current.
+    public var analyzer: AnalyzerInfo?
     /// The input.
     public var source: SourceInfo
     /// Why the input could not be analysed; `nil` for a report.
@@ -48,13 +51,14 @@ public struct Report: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, source, error, warning
+        case schemaVersion, source, error, warning, analyzer
         case key, rhythm, structure, pace, instrumentActivity, loudness
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        analyzer = try c.decodeIfPresent(AnalyzerInfo.self, forKey: .analyzer)
         source = try c.decode(SourceInfo.self, forKey: .source)
         error = try c.decodeIfPresent(ErrorInfo.self, forKey: .error)
         warning = try c.decodeIfPresent(String.self, forKey: .warning)
@@ -72,6 +76,7 @@ public struct Report: Sendable, Codable {
     public func encode(to encoder: any Encoder) throws {
         // Members in key order (the order they are written in), so that no member moves.
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(analyzer, forKey: .analyzer)
         try c.encodeIfPresent(error, forKey: .error)
         try c.encodeIfPresent(result?.instrumentActivity, forKey: .instrumentActivity)
         try c.encodeIfPresent(result?.key, forKey: .key)

@@ -61,17 +61,27 @@ public struct FileAnalyzer: Sendable {
     }
 
     /// The report of `path`: its analysis, or an error record naming the file and the reason.
-    /// Never throws. `source.path` is `path` as given.
+    /// Never throws. `source.path` is `path` as given; `source.size` and `source.modified` are the
+    /// file's as it was before decoding (none for standard input), and `analyzer` says what made it.
     public func report(path: String, rawFormat: RawPCMFormat? = nil,
                        cancellation: CancellationToken = CancellationToken(),
                        onProgress: ((Double) -> Void)? = nil) -> Report {
+        let stamp = FileStamp.of(path: path)  // before decoding: a file changed meanwhile is redone on resume
+        var report: Report
         do {
             let result = try analyze(path: path, rawFormat: rawFormat, cancellation: cancellation, onProgress: onProgress)
             var source = result.source ?? SourceInfo(path: path)
             source.path = path
-            return Report(source: source, result: result, warning: result.warning)
+            report = Report(source: source, result: result, warning: result.warning)
         } catch {
-            return Report(path: path, error: error)
+            report = Report(path: path, error: error)
         }
+        report.source.size = stamp?.size
+        report.source.modified = stamp?.modified
+        report.analyzer = analyzerInfo
+        return report
     }
+
+    /// What this analyzer writes as a report's `analyzer`.
+    public var analyzerInfo: AnalyzerInfo { AnalyzerInfo(types: types, configuration: configuration) }
 }
