@@ -30,9 +30,14 @@ let package = Package(
             name: "CTagWriter",
             linkerSettings: [.linkedLibrary("tag")]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "MusicUnderstanding",
-            dependencies: ["CFFmpeg", "CFFTW", "CSndfile", "CTagWriter"]
+            dependencies: ["CFFmpeg", "CFFTW", "CSndfile", "CTagWriter", "CSQLite"]
         ),
         .executableTarget(
             name: "cadenza",

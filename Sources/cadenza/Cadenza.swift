@@ -5,7 +5,7 @@ import MusicUnderstanding
 /// analysis lives in the MusicUnderstanding library.
 @main
 struct Cadenza {
-    static let version = "0.1.0"
+    static let version = AnalyzerInfo.libraryVersion
 
     static let overview = """
         OVERVIEW: Cadenza \(version): music understanding for Linux (\(availableAnalyses)).
@@ -17,6 +17,8 @@ struct Cadenza {
           plot        Draw a report (HTML page or SVG) from audio or an existing report.
           meter       Live EBU R128 loudness of a stream (stdin or anything FFmpeg opens).
           bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
+          index       Build or update a SQLite index of report folders.
+          query       List indexed tracks by tempo and key (harmonic mixing).
 
         See 'cadenza <command> --help' for the options of a command.
         """
@@ -34,6 +36,8 @@ struct Cadenza {
         case "plot": status = await PlotCommand.run(arguments)
         case "meter": status = await MeterCommand.run(arguments)
         case "bench": status = await BenchCommand.run(arguments)
+        case "index": status = await IndexCommand.run(arguments)
+        case "query": status = await QueryCommand.run(arguments)
         case "worker": status = WorkerCommand.run(arguments)  // hidden: analyze's worker processes
         case "--help", "-h", "help":
             print(overview)
