@@ -508,7 +508,7 @@ enum CLI {
     }()
 
     /// The fixtures folder analysed once, shared by the tests that look at it.
-    static let fixtureFolderRun = Task { try await run(["analyze", "--for", "loudness", "--no-progress", "Fixtures"]) }
+    static let fixtureFolderRun = Task { try await run(["analyze", "--for", "loudness", "--no-progress", "Fixtures"], timeout: 240) }  // a debug build under the whole suite on 2 shared cores
 
     /// Whether `stderr` is exactly the one summary line `cadenza analyze` always ends with.
     static func onlySummary(_ stderr: String) -> Bool {
