@@ -134,7 +134,16 @@ import Testing
         }
     }
 
+    /// Runs a command on a thread of its own (its blocking waits must not hold Swift's cooperative pool).
     static func shell(_ executable: String, _ arguments: [String], in directory: URL) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try shellBlocking(executable, arguments, in: directory) })
+            }
+        }
+    }
+
+    private static func shellBlocking(_ executable: String, _ arguments: [String], in directory: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

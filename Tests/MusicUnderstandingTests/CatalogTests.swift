@@ -184,9 +184,9 @@ import Testing
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while try scratch.files(under: "resumed").filter({ $0.hasSuffix(".json") && !$0.contains("/.") && !$0.hasPrefix(".") }).isEmpty,
-              process.isRunning, Date() < deadline { usleep(2_000) }
+              process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }  // never block the pool
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         let partial = try scratch.files(under: "resumed").filter { !($0 as NSString).lastPathComponent.hasPrefix(".") }
         #expect(partial.count < fixtures.count, "killed before the end: \(partial)")
         // A temporary file as a writer killed in the middle of a write leaves it.
@@ -296,16 +296,16 @@ import Testing
 
 // MARK: - Helpers
 
-/// Analyses nothing: answers each input with a small report from its real file stamp, and records the paths asked for.
+/// The default producer (analysis on pool threads), recording the paths asked for.
 private final class RecordingProducer: ReportProducer {
     private let asked = Mutex<[String]>([])
-    private let analyzer: FileAnalyzer
-    init(types: Set<AnalysisType>) { analyzer = FileAnalyzer(types: types) }
+    private let pool: ThreadPoolReportProducer
+    init(types: Set<AnalysisType>) { pool = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types), threads: 2) }
     var paths: [String] { asked.withLock { $0 } }
 
     func report(path: String, cancellation: CancellationToken) async -> Report {
         asked.withLock { $0.append(path) }
-        return analyzer.report(path: path, cancellation: cancellation)
+        return await pool.report(path: path, cancellation: cancellation)
     }
 }
 
