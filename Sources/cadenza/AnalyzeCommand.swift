@@ -151,15 +151,13 @@ enum AnalyzeCommand {
             progress.record(event)
         }
         interrupt.stop()
-        progress.finish()
-        do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(error)") }
-        if summary.interrupted {
-            printError("interrupted: \(summary.done) of \(summary.inputs) inputs analysed")
-        } else if let failure = summary.outputFailure {
-            printError("error: \(failure.path) cannot be written (\(failure.reason)): stopped after \(summary.done) of \(summary.inputs) inputs")
-        } else if summary.failed > 0 && progress != nil {
-            printError("\(summary.failed) of \(summary.inputs) inputs failed")
+        terminate.stop()
+        let totals = progress.finish()
+        do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(sanitized(error.description))") }
+        if let failure = summary.outputFailure, !summary.interrupted {
+            printError("error: \(sanitized(failure.path)) cannot be written (\(failure.reason)): stopped after \(summary.done) of \(summary.inputs) inputs")
         }
+        printError(ProgressDisplay.summary(totals, interrupted: summary.interrupted))
         if let tagger, tagger.failures > 0, summary.exitStatus == 0 { return 1 }
         return summary.exitStatus
     }

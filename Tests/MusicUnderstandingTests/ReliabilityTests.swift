@@ -269,7 +269,7 @@ final class EventLog: Sendable {
     private let list = Mutex<[BatchEvent]>([])
     func add(_ e: BatchEvent) { list.withLock { $0.append(e) } }
     var reports: [Report] {
-        list.withLock { $0.map { event in switch event { case .inputFinished(_, let report, _): report } } }
+        list.withLock { $0.compactMap { event in if case .inputFinished(_, let report, _) = event { report } else { nil } } }
     }
 }
 
