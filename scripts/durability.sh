@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Durability and long-run checks of issue 13 on a release build; results to Reports/durability.md.
 #   scripts/durability.sh [disk|kill|meter ...]      (default: all three)
-# disk:  --output on a full disk (a 256 KB tmpfs; needs root to mount) and on /dev/full: a clear
+# disk:  --output on a full disk (a 48 KB tmpfs; needs root to mount) and on /dev/full: a clear
 #        error, exit 3, every report left complete, no temporary files; a read-only folder is refused.
 # kill:  kill -9 a batch at random moments, then finish it (with --resume when analyze has it):
 #        the reports equal an uninterrupted run's, byte for byte, and none is ever half-written.
@@ -43,13 +43,13 @@ no_temporaries() { [ -z "$(find "$1" -name '.*.tmp-*' 2>/dev/null | head -1)" ];
 if [[ " $CHECKS " == *" disk "* ]]; then
     echo -e "\n## Full disk, unwritable output\n" >> "$OUT"
     mkdir -p "$WORK/tmpfs"
-    if mount -t tmpfs -o size=256k tmpfs "$WORK/tmpfs" 2>/dev/null; then
+    if mount -t tmpfs -o size=48k tmpfs "$WORK/tmpfs" 2>/dev/null; then
         "$C" analyze --for loudness,rhythm,key --jobs 2 --output "$WORK/tmpfs/out" "$WORK/in" > /dev/null 2> "$WORK/disk.err"
         st=$?
         n=$(find "$WORK/tmpfs/out" -name '*.json' | wc -l)
-        check "256 KB tmpfs: exit 3 (was $st), message names the disk: $(grep -m1 'stopped after' "$WORK/disk.err" | cut -c1-160)" '[ $st -eq 3 ] && grep -q "No space left on device" "$WORK/disk.err"'
-        check "256 KB tmpfs: the $n reports written before the disk filled are complete, no temporary files" 'complete_reports "$WORK/tmpfs/out" && no_temporaries "$WORK/tmpfs/out"'
-        check "256 KB tmpfs: it stopped early ($n of 40 reports)" '[ $n -lt 40 ]'
+        check "48 KB tmpfs: exit 3 (was $st), message names the disk: $(grep -m1 'stopped after' "$WORK/disk.err" | cut -c1-160)" '[ $st -eq 3 ] && grep -q "No space left on device" "$WORK/disk.err"'
+        check "48 KB tmpfs: the $n reports written before the disk filled are complete, no temporary files" 'complete_reports "$WORK/tmpfs/out" && no_temporaries "$WORK/tmpfs/out"'
+        check "48 KB tmpfs: it stopped early ($n of 40 reports)" '[ $n -lt 40 ]'
         umount "$WORK/tmpfs"
         mount -t tmpfs -o ro,size=64k tmpfs "$WORK/tmpfs"
         "$C" analyze --for loudness --output "$WORK/tmpfs/out" "$WORK/in" > /dev/null 2> "$WORK/ro.err"; st=$?

@@ -23,10 +23,16 @@ LIBS=$(pkg-config --libs libavformat libavdevice libavcodec libavutil libswresam
 if [ ! -x "$OUT/cadenza-fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/cadenza-fuzz" -name '*.swift' | head -1)" ]; then
     echo "building $OUT/cadenza-fuzz ..." >&2
     start=$(date +%s)
+    # The C++ tag-writing shim, compiled as SwiftPM would, with a module map of its header.
+    mkdir -p "$OUT/CTagWriter"
+    printf 'module CTagWriter {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CTagWriter/include/CTagWriter.h" > "$OUT/CTagWriter/module.modulemap"
+    clang++ -c -O1 -fsanitize=address $(pkg-config --cflags taglib 2>/dev/null) -ISources/CTagWriter/include \
+        Sources/CTagWriter/TagWriter.cpp -o "$OUT/TagWriter.o"
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name CadenzaFuzz \
         -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CFFTW/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSndfile/module.modulemap \
+        -Xcc -fmodule-map-file="$OUT/CTagWriter/module.modulemap" "$OUT/TagWriter.o" -ltag -lstdc++ \
         $(pkg-config --cflags-only-I libavformat | sed 's/-I/-Xcc -I/g') \
         $(find Sources/MusicUnderstanding -name '*.swift') "$OUT/src/Arguments.swift" "$OUT/src/StandardStreams.swift" \
         Fuzz/FuzzTargets.swift $LIBS -lfftw3f_threads -o "$OUT/cadenza-fuzz" > "$OUT/build.log" 2>&1 \
