@@ -152,13 +152,27 @@ import Testing
         let scratch = try CatalogScratch()
         try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
         try scratch.copy("tone_44k_stereo.aiff", to: "in/b.aiff")
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: scratch.path("in/listing.json")))  // JSON is never audio
+        // A stray report outside the output folder is skipped too (it names its own input).
+        try Data(#"{"schemaVersion":1,"source":{"path":"gone.wav"},"error":{"code":"fileNotFound","message":"gone"}}"#.utf8)
+            .write(to: URL(fileURLWithPath: scratch.path("in/old-report.json")))
         let first = try await CLI.run(["analyze", "--for", "loudness", "-o", "in/reports", "in"], in: scratch.root)
         #expect(first.status == 0, "\(first.err)")
         let second = try await CLI.run(["analyze", "--for", "loudness", "-o", "in/reports", "in"], in: scratch.root)
         #expect(second.status == 0, "\(second.err)")
         #expect(second.err.contains("2 inputs; 0 analysed now, 2 current (kept)"), "\(second.err)")
         #expect(try scratch.files(under: "in/reports").sorted() == ["in/a.flac.json", "in/b.aiff.json"])
+    }
+
+    @Test("CLI: a JSON file that is not a report is not silently skipped: it gets an error record")
+    func foreignJSONGetsAnErrorRecord() async throws {
+        let scratch = try CatalogScratch()
+        try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: scratch.path("in/listing.json")))
+        let run = try await CLI.run(["analyze", "--for", "loudness", "in"], in: scratch.root)
+        #expect(run.status == 1, "\(run.err)")
+        let lines = run.out.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0.contains("listing.json") && $0.contains("\"error\"") }, "\(run.out)")
     }
 
     // MARK: kill -9

@@ -20,7 +20,7 @@ public struct InputDiscovery: Sendable {
         "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "ico", "svg",
         "txt", "nfo", "cue", "log", "m3u", "m3u8", "pls", "xspf", "md", "pdf", "db", "ini", "sfv", "md5",
         "sha1", "sha256", "accurip", "lrc", "xml", "html", "htm", "url", "ds_store", "tmp", "part",
-        "mid", "midi", "kar", "json",
+        "mid", "midi", "kar",
     ]
 
     /// Folders never walked into (a batch's output folder, so its reports are not taken for inputs
@@ -93,6 +93,9 @@ public struct InputDiscovery: Sendable {
                 let ext = (name as NSString).pathExtension.lowercased()
                 if Self.mediaExtensions.contains(ext) { files.append((full, status)); continue }
                 if Self.ignoredExtensions.contains(ext) { continue }
+                // A Cadenza report (a copy, or one whose input is gone) is never an input; any other
+                // JSON is probed like other files and gets an error record.
+                if ext == "json" && Self.isReport(full, status: status) { continue }
                 files.append((full, status))  // probed when analysed: audio is analysed, anything else gets an error record
             }
         }
@@ -103,6 +106,13 @@ public struct InputDiscovery: Sendable {
     private static func fileID(_ path: String) -> [UInt64]? {
         var info = stat()
         return stat(path, &info) == 0 ? [UInt64(info.st_dev), UInt64(info.st_ino)] : nil
+    }
+
+    /// Whether the regular file at `path` is a Cadenza report or error record (a complete JSON
+    /// object with a `source`, ``ReportHead``); files over 256 MB are not read.
+    private static func isReport(_ path: String, status: FilePath.Status) -> Bool {
+        guard status.isRegularFile, status.size <= 256 << 20 else { return false }
+        return ReportHead.read(path: path) != nil
     }
 
     /// `a.mp3.json` beside `a.mp3` is a sidecar of it.
