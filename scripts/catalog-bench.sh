@@ -9,7 +9,8 @@
 # Also: --jobs 2 against --jobs 1 on the same files (wall time), for the scaling target.
 #
 # Usage: scripts/catalog-bench.sh [FOLDER] > Reports/catalog-bench.md
-# Environment: ESSENTIA_PYTHON (default /work/shared/eval/.venv/bin/python), SKIP_ESSENTIA=1.
+# Environment: ESSENTIA_PYTHON (default /work/shared/eval/.venv/bin/python), SKIP_ESSENTIA=1,
+# LONG_FILE=path (a long file, e.g. 3 hours, added to a --jobs 2 run for the memory bound).
 set -euo pipefail
 SRC=${1:-/work/shared/eval/corpus/realmusic}
 PY=${ESSENTIA_PYTHON:-/work/shared/eval/.venv/bin/python}
@@ -30,15 +31,54 @@ done
 FILES=("$WORK"/mp3/*.mp3)
 AUDIO=$(for f in "${FILES[@]}"; do ffprobe -v error -show_entries format=duration -of csv=p=0 "$f"; done | python3 -c 'import sys; print(sum(float(x) for x in sys.stdin))')
 
-# measure NAME COMMAND...: one row (CPU s, wall s, x real time per core, peak MB)
-measure() {
-  local name=$1; shift
-  "$TIME" -f "%U %S %e %M" -o "$WORK/time" "$@" > /dev/null 2> "$WORK/err" || true
-  read -r user sys wall kb < <(tail -1 "$WORK/time")
-  python3 -c "
-cpu = $user + $sys
-print(f'| $name | {cpu:.1f} | {$wall:.1f} | {$AUDIO / cpu:.0f} | {$kb / 1024:.0f} |')"
-}
+# measure NAME COMMAND...: one row. CPU = the whole process tree (cadenza analyses in worker
+# processes), from a cgroup-v1 cpuacct group when one can be made, else GNU time of the parent;
+# peak MB = the largest resident set of any one process of the tree (a worker: memory per job) and,
+# in the last column, the peak of the tree's summed resident sets, sampled every 50 ms.
+cat > "$WORK/measure.py" <<'PY'
+import os, sys, time, subprocess, glob
+name, audio, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+group = f"/sys/fs/cgroup/cpuacct/cadenza-bench-{os.getpid()}"
+try:
+    os.mkdir(group)
+except OSError:
+    group = None
+def preexec():
+    if group:
+        with open(group + "/tasks", "w") as f: f.write(str(os.getpid()))
+t0 = time.time(); ru0 = os.times()
+err = open(os.environ.get("MEASURE_ERR", "/dev/null"), "w")
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=preexec)
+hwm, peak_sum = {}, 0
+def rss(pid, key):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith(key): return int(line.split()[1])
+    except OSError: pass
+    return 0
+while p.poll() is None:
+    pids = [int(x) for x in open(group + "/cgroup.procs").read().split()] if group else [p.pid]
+    total = 0
+    for pid in pids:
+        hwm[pid] = max(hwm.get(pid, 0), rss(pid, "VmHWM:"))
+        total += rss(pid, "VmRSS:")
+    peak_sum = max(peak_sum, total)
+    time.sleep(0.05)
+wall = time.time() - t0
+if group:
+    for _ in range(200):  # worker processes end a moment after the parent: their time counts too
+        if not open(group + "/cgroup.procs").read().split(): break
+        time.sleep(0.05)
+    cpu = int(open(group + "/cpuacct.usage").read()) / 1e9
+    try:
+        os.rmdir(group)
+    except OSError:
+        pass
+else:
+    ru = os.times(); cpu = (ru.children_user - ru0.children_user) + (ru.children_system - ru0.children_system)
+print(f"| {name} | {cpu:.1f} | {wall:.1f} | {audio / cpu:.0f} | {max(hwm.values()) / 1024:.0f} | {peak_sum / 1024:.0f} |")
+PY
+measure() { local name=$1; shift; MEASURE_ERR="$WORK/measure.err" python3 "$WORK/measure.py" "$name" "$AUDIO" "$@"; }
 
 echo "# Catalog benchmark: all six analyses, each alone, Essentia MusicExtractor, ffmpeg decode"
 echo
@@ -47,8 +87,8 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shar
 echo "steadier than wall times). ${#FILES[@]} files of the harness realmusic set as stereo 44.1 kHz MP3,"
 echo "$(python3 -c "print(f'{$AUDIO / 60:.1f}')") minutes of audio; one process over all files, one core."
 echo
-echo "| run | CPU s | wall s | x real time per core | peak MB |"
-echo "|---|---:|---:|---:|---:|"
+echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes) |"
+echo "|---|---:|---:|---:|---:|---:|"
 measure "ffmpeg decode only (\`-threads 1 -f null\`)" bash -c 'for f in "$@"; do ffmpeg -nostdin -loglevel error -threads 1 -i "$f" -f f32le -y /dev/null; done' _ "${FILES[@]}"
 measure "cadenza --for loudness (decode + loudness)" "$C" analyze --for loudness --jobs 1 --no-progress "${FILES[@]}"
 measure "**cadenza, all six analyses**" "$C" analyze --jobs 1 --no-progress "${FILES[@]}"
@@ -56,15 +96,15 @@ for a in rhythm key structure pace instrumentActivity; do
   measure "cadenza --for $a" "$C" analyze --for "$a" --jobs 1 --no-progress "${FILES[@]}"
 done
 if [ -z "${SKIP_ESSENTIA:-}" ] && "$PY" -c 'import essentia.standard' 2>/dev/null; then
-  cat > "$WORK/essentia.py" <<'PY'
+  cat > "$WORK/peer_extractor.py" <<'PY'
 import sys, essentia
 essentia.log.infoActive = False
-essentia.log.warningActive = False
 import essentia.standard as es
 for path in sys.argv[1:]:
     es.MusicExtractor()(path)
 PY
-  measure "Essentia MusicExtractor (peer, Python, one process)" "$PY" "$WORK/essentia.py" "${FILES[@]}"
+  measure "Essentia MusicExtractor (peer, Python, one process)" "$PY" "$WORK/peer_extractor.py" "${FILES[@]}"
+  tail -3 "$WORK/measure.err" >&2
   "$TIME" -f "%U %S" -o "$WORK/t0" "$PY" -c 'import essentia.standard' 2>/dev/null
   echo
   echo "(Essentia's import alone costs $(awk '{printf "%.1f", $1 + $2}' "$WORK/t0") CPU s of that row.)"
@@ -72,13 +112,13 @@ fi
 echo
 echo "## --jobs 2 against --jobs 1 (all six analyses, same files, wall time)"
 echo
-echo "| jobs | wall s | CPU s | speed-up | peak MB |"
-echo "|---:|---:|---:|---:|---:|"
-for j in 1 2; do
-  "$TIME" -f "%U %S %e %M" -o "$WORK/time" "$C" analyze --jobs "$j" --no-progress "${FILES[@]}" > /dev/null 2>&1 || true
-  read -r user sys wall kb < <(tail -1 "$WORK/time")
-  [ "$j" = 1 ] && base=$wall
-  python3 -c "print(f'| $j | {$wall:.1f} | {$user + $sys:.1f} | {$base / $wall:.2f} | {$kb / 1024:.0f} |')"
-done
+echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes) |"
+echo "|---|---:|---:|---:|---:|---:|"
+measure "--jobs 1" "$C" analyze --jobs 1 --no-progress "${FILES[@]}"
+measure "--jobs 2" "$C" analyze --jobs 2 --no-progress "${FILES[@]}"
+if [ -n "${LONG_FILE:-}" ]; then
+  AUDIO=$(python3 -c "print($AUDIO + $(ffprobe -v error -show_entries format=duration -of csv=p=0 "$LONG_FILE"))")
+  measure "--jobs 2, the set plus a $(basename "$LONG_FILE")" "$C" analyze --jobs 2 --no-progress "$LONG_FILE" "${FILES[@]}"
+fi
 echo
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
