@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite under AddressSanitizer and ThreadSanitizer and writes the outcome and the
 # times to Reports/sanitizers.md.
-#   scripts/sanitizers.sh [address|thread ...] [-- swift-test-arguments]   (default: address thread)
+#   scripts/sanitizers.sh [address|thread ...] [-- swift-test-arguments]   (default: address thread, --no-parallel)
 # e.g. scripts/sanitizers.sh thread -- --filter 'BatchJobTests|IsolationTests'
 # Each sanitizer builds into its own folder (.build/sanitize-NAME), so the normal build is kept.
 # The cadenza executable the CLI tests start is the instrumented one (CADENZA_EXECUTABLE).
@@ -11,6 +11,9 @@ SANITIZERS=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do SANITIZERS+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 [ ${#SANITIZERS[@]} -eq 0 ] && SANITIZERS=(address thread)
+# Serially by default, as the plain suite runs (timing-bound cancellation tests starve in parallel).
+[ $# -eq 0 ] && set -- --no-parallel
+mkdir -p .build
 REPORT=Reports/sanitizers.md
 {
     echo "# Test suite under sanitizers"

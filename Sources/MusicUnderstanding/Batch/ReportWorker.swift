@@ -43,13 +43,15 @@ public enum ReportWorker {
             for case .analyze(let path) in frames {
                 if faults { injectFault(path) }
                 var lastSent = Date.distantPast
-                let report = analyzer.report(path: path) { seconds in
+                // Only the JSON line outlives this statement (the report value is freed before it is sent).
+                let line = analyzer.report(path: path) { seconds in
                     let now = Date()
                     guard now.timeIntervalSince(lastSent) >= 0.2 else { return }
                     lastSent = now
                     _ = PipeIO.write(protocolOut, WorkerFrame.progress(seconds: seconds).encoded)
-                }
-                guard PipeIO.write(protocolOut, WorkerFrame.report(json: [UInt8](report.jsonLine())).encoded) else { return 0 }
+                }.jsonLine()
+                guard PipeIO.write(protocolOut, WorkerFrame.reportPrefix(jsonCount: line.count)),
+                      PipeIO.write(protocolOut, line) else { return 0 }
             }
         }
         return 0

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,6 +41,15 @@ enum WorkerFrame: Equatable {
                 UInt8(truncatingIfNeeded: n >> 24)] + body
     }
 
+    /// The length prefix and kind byte of an `R` frame carrying `jsonCount` bytes of JSON: a
+    /// worker writes them and then the report's JSON as it is, so that a large report (18 MB for
+    /// a 3-hour file) is never copied into a frame.
+    static func reportPrefix(jsonCount: Int) -> [UInt8] {
+        let n = UInt32(truncatingIfNeeded: jsonCount + 1)
+        return [UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 24), UInt8(ascii: "R")]
+    }
+
     /// Why bytes could not be read as frames.
     enum ProtocolError: Error, Equatable {
         /// A length over ``WorkerFrame/maximumLength``, an empty frame or an unknown kind.
@@ -69,7 +79,8 @@ enum WorkerFrame: Equatable {
             }
             start += 4 + n
         }
-        if start > 0 { buffer.removeFirst(start) }
+        // An emptied buffer is replaced, not kept: after a large report it would hold its capacity.
+        if start == buffer.count { buffer = [] } else if start > 0 { buffer.removeFirst(start) }
         return frames
     }
 }
@@ -77,18 +88,18 @@ enum WorkerFrame: Equatable {
 /// Blocking reads and writes on pipe descriptors.
 enum PipeIO {
     /// Writes all of `bytes`; false when the pipe is closed or broken.
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + offset, raw.count - offset)
+    static func write(_ fd: Int32, _ bytes: some ContiguousBytes) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                guard let base = raw.baseAddress else { return false }
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
             }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
+            return true
         }
-        return true
     }
 
     /// Outcome of ``read(_:into:timeoutMilliseconds:)``.

@@ -261,6 +261,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                 }
             }
         }
+        store36 = []  // folded: its 36 values per block (11 MB per hour of audio) are not needed again
         // The key's vectors are sums of `framesPerVector / stride` consecutive fine vectors (the
         // fold is linear, so this equals folding the summed 36-bin profile).
         let group = max(1, settings.framesPerVector / stride)

@@ -63,7 +63,8 @@ public struct MelFeatures: Sendable {
     /// Centre frequency of each mel band, Hz, ascending.
     public var bandCentres: [Double]
     /// Compressed band energies `log10(1 + E / energyFloor)`, `bandCount` per vector,
-    /// vector-major, lowest band first.
+    /// vector-major, lowest band first; empty when only the MFCCs were computed
+    /// (``Feature/mfcc``, which keeps 13 instead of 53 values per vector).
     public var bands: [Float]
     /// MFCCs `c_0 ... c_(coefficientCount-1)`, `coefficientCount` per vector, vector-major, in
     /// the units of `bands` (orthonormal DCT).
@@ -82,7 +83,10 @@ public struct MelFeatures: Sendable {
     }
 
     /// Number of vectors.
-    public var count: Int { bandCount > 0 ? bands.count / bandCount : 0 }
+    public var count: Int {
+        if !bands.isEmpty { return bandCount > 0 ? bands.count / bandCount : 0 }
+        return coefficientCount > 0 ? mfcc.count / coefficientCount : 0
+    }
 
     /// Start time in seconds of the span vector `i` summarises (its first frame's centre).
     public func startTime(ofVector i: Int) -> Double { Double(i) / frameRate }
@@ -146,10 +150,14 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     private var pooledFrames = 0
     private var bands: [Float] = []
     private var mfcc: [Float] = []
+    private let keepsBands: Bool
 
-    init(configuration: FeatureConfiguration, settings: MelConfiguration = .init()) {
+    /// Creates the accumulator; with `keepsBands` false only the MFCCs are stored (the band
+    /// energies are computed per vector all the same, as the MFCCs' input, and then dropped).
+    init(configuration: FeatureConfiguration, settings: MelConfiguration = .init(), keepsBands: Bool = true) {
         self.configuration = configuration
         self.settings = settings
+        self.keepsBands = keepsBands
         bandCount = max(1, settings.bandCount)
         coefficientCount = max(1, min(settings.coefficientCount, bandCount))
         framesPerVector = max(1, settings.framesPerVector)
@@ -244,7 +252,7 @@ final class MelBandAccumulator: SpectralFrameConsumer {
         let inv = 1 / Float(pooledFrames)
         let m = bandCount
         for b in 0..<m { pooled[b] *= inv }
-        bands.append(contentsOf: pooled)
+        if keepsBands { bands.append(contentsOf: pooled) }
         dct.withUnsafeBufferPointer { t in
             pooled.withUnsafeBufferPointer { x in
                 for n in 0..<coefficientCount {

@@ -284,17 +284,30 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         let preroll = Self.prerollFrames(configuration, onset: onset)
         let align = Self.alignmentFrames(configuration, onset: onset)
         let frames = max(0, framesSeen - preroll)
-        func aligned(_ raw: [Float]) -> [Float] {
-            var out = [Float](repeating: 0, count: frames)
-            for i in 0..<frames {
-                let m = i - align + preroll
-                if m >= 0, m < raw.count { out[i] = raw[m] }
+        // Shifted in place (value i becomes raw value i + shift, zeros outside), each curve moved
+        // out of the accumulator first, so that no curve exists twice (a 3-hour input has 0.9
+        // million frames per curve).
+        let shift = preroll - align
+        func aligned(_ raw: inout [Float]) -> [Float] {
+            var out: [Float] = []
+            swap(&out, &raw)
+            if shift > 0 {
+                out.removeFirst(min(shift, out.count))
+            } else if shift < 0 {
+                out.insert(contentsOf: repeatElement(0, count: -shift), at: 0)
+            }
+            if out.count > frames {
+                out.removeLast(out.count - frames)
+            } else if out.count < frames {
+                out.append(contentsOf: repeatElement(0, count: frames - out.count))
             }
             return out
         }
-        return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(strength),
-                             lowStrength: aligned(lowStrength), relativeFlux: aligned(relativeFlux),
-                             energy: energy.count > frames ? Array(energy.suffix(frames)) : energy,
-                             highStrength: aligned(highStrength))
+        var energyOut: [Float] = []
+        swap(&energyOut, &energy)
+        if energyOut.count > frames { energyOut.removeFirst(energyOut.count - frames) }
+        return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(&strength),
+                             lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
+                             energy: energyOut, highStrength: aligned(&highStrength))
     }
 }

@@ -113,7 +113,16 @@ final class AnalysisPipeline {
         }
     }
 
+    /// Runs one stage; its context (a copy of the features) ends with the call.
+    private static func run(_ stage: any AnalysisStage.Type, on features: SharedFeatures, configuration: AnalysisConfiguration,
+                            into all: inout SessionResult, cancellation: CancellationToken) throws(AnalysisError) {
+        let context = AnalysisContext(features: features, configuration: configuration,
+                                      results: all, cancellation: cancellation)
+        try stage.run(in: context, into: &all)
+    }
+
     /// Ends the input and runs the stages; only the requested results are returned.
+    /// Call it once: the pipeline's buffers are freed as it goes.
     func finish(cancellation: CancellationToken) throws(AnalysisError) -> SessionResult {
         try cancellation.check()
         var shared: SharedFeatures
@@ -124,11 +133,15 @@ final class AnalysisPipeline {
             shared = SharedFeatures(configuration: configuration.features, duration: duration)
         }
         shared.loudness = meter?.result()
+        // The STFT stage, its accumulators and the meter are done: free their buffers before the
+        // analyses run, and each feature once the last stage that declares it has run.
+        featureStage = nil
+        resampler = nil
+        meter = nil
         var all = SessionResult()
-        for stage in stages {
-            let context = AnalysisContext(features: shared, configuration: configuration,
-                                          results: all, cancellation: cancellation)
-            try stage.run(in: context, into: &all)
+        for (index, stage) in stages.enumerated() {
+            try Self.run(stage, on: shared, configuration: configuration, into: &all, cancellation: cancellation)
+            shared.keepOnly(stages[(index + 1)...].reduce(into: Set<Feature>()) { $0.formUnion($1.features) })
         }
         try cancellation.check()
         var result = SessionResult()

@@ -3,7 +3,7 @@
 /// lines are the only places a boundary may fall.
 public enum StructureStage: AnalysisStage {
     public static let type = AnalysisType.structure
-    public static let features: Set<Feature> = [.onset, .chroma, .melBands]
+    public static let features: Set<Feature> = [.onset, .chroma, .mfcc]
     public static let dependencies: Set<AnalysisType> = [.rhythm]
     public static var output: WritableKeyPath<SessionResult, StructureResult?> { \.structure }
 
