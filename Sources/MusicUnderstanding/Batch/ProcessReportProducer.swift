@@ -277,7 +277,13 @@ final class WorkerProcess: @unchecked Sendable {
             switch PipeIO.read(fd, into: &buffer, timeoutMilliseconds: 50) {
             case .timeout: continue
             case .endOfFile: return .failed(diagnoseExit(path: path, limits: limits))
-            case .data: break
+            case .data:
+                // Room for the whole frame at once, so that a large report is not copied while it
+                // arrives (the length is checked by the parse below).
+                if buffer.count >= 4 {
+                    let n = Int(buffer[0]) | Int(buffer[1]) << 8 | Int(buffer[2]) << 16 | Int(buffer[3]) << 24
+                    if n > buffer.capacity && n <= WorkerFrame.maximumLength { buffer.reserveCapacity(4 + n) }
+                }
             }
             let frames: [WorkerFrame]
             do { frames = try WorkerFrame.parse(&buffer) } catch {
@@ -288,7 +294,7 @@ final class WorkerProcess: @unchecked Sendable {
                 switch frame {
                 case .progress(let seconds): if seconds.isFinite { decoded = seconds }
                 case .report(let json):
-                    guard let report = try? JSONDecoder().decode(Report.self, from: Data(json)) else {
+                    guard let report = try? JSONLineDecoder().decode(Report.self, from: json) else {
                         stop()
                         return .failed(.crashed(path: path, detail: "the worker sent an unreadable report"))
                     }

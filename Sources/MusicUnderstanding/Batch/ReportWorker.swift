@@ -24,7 +24,7 @@ public enum ReportWorker {
         signal(SIGPIPE, SIG_IGN)
         let protocolOut = dup(STDOUT_FILENO)
         dup2(STDERR_FILENO, STDOUT_FILENO)
-        if let limit = addressSpaceLimit {
+        if let limit = addressSpaceLimit, mappedBytes().map({ $0 < limit / 2 }) ?? true {
             var value = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
             setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &value)
         }
@@ -55,6 +55,18 @@ public enum ReportWorker {
             }
         }
         return 0
+    }
+
+    /// The process's mapped address space (`VmSize`), from `/proc/self/statm`; nil without /proc.
+    ///
+    /// The limit is skipped when the process already maps half of it or more: then every later
+    /// allocation would fail. That is the case under AddressSanitizer, whose shadow memory
+    /// reserves terabytes of address space before `main` (the resident-memory limit the batch
+    /// polls still applies).
+    static func mappedBytes() -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").first.flatMap({ UInt64($0) }) else { return nil }
+        return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The test hooks (only with ``faultHookVariable`` set).

@@ -116,7 +116,7 @@ public final class CatalogIndex {
                 guard let stamp = FileStamp.of(path: file) else { continue }
                 if known[file] == stamp { update.unchanged += 1; continue }
                 guard let data = FileManager.default.contents(atPath: file),
-                      let report = try? JSONDecoder().decode(Report.self, from: data) else {
+                      let report = try? JSONLineDecoder().decode(Report.self, from: data) else {
                     update.notReports.append(file)
                     if known[file] != nil { gone.append(file) }
                     continue

@@ -172,7 +172,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private var blockHarmonic: Float = 0
     private var harmonicEnergies: [Float] = []
     private var blockFrames = 0
-    private var store36: [Float] = []
+    private var store36 = ChunkedFloats(chunkSize: 36 * 2048)  // whole blocks per chunk
     private var energies: [Float] = []
     private var tuningHistogram = [Double](repeating: 0, count: 100)
 
@@ -206,7 +206,6 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         }
         let c0 = 440 * pow(2, -57.0 / 12)
         log2BinToC0 = Float(log2(binWidth / c0))
-        store36.reserveCapacity(36 * 1024)
     }
 
     func consume(_ frame: SpectralFrame) {
@@ -242,26 +241,30 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         // Fold 36 -> 12 bins at the estimated tuning: pitch class k is centred at 36-bin
         // position 3 (k + tuning); sum the linearly interpolated values one bin either side.
         let shift = Float(tuning / 100) * 3
-        store36.withUnsafeBufferPointer { s in
-            vectors.withUnsafeMutableBufferPointer { v in
-                for i in 0..<count {
-                    let base = 36 * i
-                    for k in 0..<12 {
-                        var sum: Float = 0
-                        for m in -1...1 {
-                            let x = Float(3 * k + m) + shift
-                            let x0 = x.rounded(.down)
-                            let frac = x - x0
-                            let j0 = ((Int(x0) % 36) + 36) % 36
-                            let j1 = (j0 + 1) % 36
-                            sum += (1 - frac) * s[base + j0] + frac * s[base + j1]
+        // Chunk by chunk (each holds whole blocks), each chunk freed once folded.
+        var first = 0
+        store36.consumeChunks { chunk in
+            chunk.withUnsafeBufferPointer { s in
+                vectors.withUnsafeMutableBufferPointer { v in
+                    for local in 0..<(s.count / 36) {
+                        let base = 36 * local, i = first + local
+                        for k in 0..<12 {
+                            var sum: Float = 0
+                            for m in -1...1 {
+                                let x = Float(3 * k + m) + shift
+                                let x0 = x.rounded(.down)
+                                let frac = x - x0
+                                let j0 = ((Int(x0) % 36) + 36) % 36
+                                let j1 = (j0 + 1) % 36
+                                sum += (1 - frac) * s[base + j0] + frac * s[base + j1]
+                            }
+                            v[12 * i + k] = sum
                         }
-                        v[12 * i + k] = sum
                     }
                 }
             }
+            first += chunk.count / 36
         }
-        store36 = []  // folded: its 36 values per block (11 MB per hour of audio) are not needed again
         // The key's vectors are sums of `framesPerVector / stride` consecutive fine vectors (the
         // fold is linear, so this equals folding the summed 36-bin profile).
         let group = max(1, settings.framesPerVector / stride)

@@ -160,9 +160,9 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private var pooled: [Float]
     private var pooledFrames = 0
     private var pooledSTFTFrames: Float = 0
-    private var harmonic: [Float] = []
-    private var percussive: [Float] = []
-    private var residual: [Float] = []
+    private var harmonic = ChunkedFloats()
+    private var percussive = ChunkedFloats()
+    private var residual = ChunkedFloats()
 
     init(configuration: FeatureConfiguration, settings: HarmonicPercussiveConfiguration = .init()) {
         self.configuration = configuration
@@ -278,7 +278,8 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         if pooledFrames > 0 { flush() }
         return HarmonicPercussiveFeatures(frameRate: configuration.frameRate / Double(framesPerVector * pool),
                                           framesPerVector: framesPerVector * pool, bandEdges: edges,
-                                          harmonic: harmonic, percussive: percussive, residual: residual)
+                                          harmonic: harmonic.takeArray(), percussive: percussive.takeArray(),
+                                          residual: residual.takeArray())
     }
 
     // MARK: - Per frame

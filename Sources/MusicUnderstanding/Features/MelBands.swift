@@ -148,8 +148,8 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     // State and outputs.
     private var pooled: [Float]
     private var pooledFrames = 0
-    private var bands: [Float] = []
-    private var mfcc: [Float] = []
+    private var bands = ChunkedFloats()
+    private var mfcc = ChunkedFloats()
     private let keepsBands: Bool
 
     /// Creates the accumulator; with `keepsBands` false only the MFCCs are stored (the band
@@ -245,7 +245,7 @@ final class MelBandAccumulator: SpectralFrameConsumer {
         if pooledFrames > 0 { flush() }
         return MelFeatures(frameRate: configuration.frameRate / Double(framesPerVector),
                            framesPerVector: framesPerVector, bandCount: bandCount,
-                           coefficientCount: coefficientCount, bandCentres: centres, bands: bands, mfcc: mfcc)
+                           coefficientCount: coefficientCount, bandCentres: centres, bands: bands.takeArray(), mfcc: mfcc.takeArray())
     }
 
     private func flush() {

@@ -134,11 +134,12 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var rawHistory: [[Float]]
     private var maxFiltered: [Float]
     // Outputs.
-    private var strength: [Float] = []
-    private var lowStrength: [Float] = []
-    private var relativeFlux: [Float] = []
-    private var energy: [Float] = []
-    private var highStrength: [Float] = []
+    // The curves, in chunks (``ChunkedFloats``): the five grow in step, and arrays would double together.
+    private var strength = ChunkedFloats()
+    private var lowStrength = ChunkedFloats()
+    private var relativeFlux = ChunkedFloats()
+    private var energy = ChunkedFloats()
+    private var highStrength = ChunkedFloats()
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -284,13 +285,12 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         let preroll = Self.prerollFrames(configuration, onset: onset)
         let align = Self.alignmentFrames(configuration, onset: onset)
         let frames = max(0, framesSeen - preroll)
-        // Shifted in place (value i becomes raw value i + shift, zeros outside), each curve moved
-        // out of the accumulator first, so that no curve exists twice (a 3-hour input has 0.9
-        // million frames per curve).
+        // Shifted in place (value i becomes raw value i + shift, zeros outside), each curve taken
+        // out of its chunks first, so that no curve exists twice (a 3-hour input has 0.9 million
+        // frames per curve).
         let shift = preroll - align
-        func aligned(_ raw: inout [Float]) -> [Float] {
-            var out: [Float] = []
-            swap(&out, &raw)
+        func aligned(_ raw: inout ChunkedFloats) -> [Float] {
+            var out = raw.takeArray(capacity: frames)
             if shift > 0 {
                 out.removeFirst(min(shift, out.count))
             } else if shift < 0 {
@@ -303,8 +303,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             }
             return out
         }
-        var energyOut: [Float] = []
-        swap(&energyOut, &energy)
+        var energyOut = energy.takeArray()
         if energyOut.count > frames { energyOut.removeFirst(energyOut.count - frames) }
         return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(&strength),
                              lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),

@@ -47,7 +47,7 @@ extension ReportPlot {
     /// The reports in a JSON file as `cadenza analyze` writes them: one report (`--output`, or
     /// `--format json --output`), an array of reports (`--format json`), or NDJSON lines.
     public static func reports(fromJSON data: Data, path: String) throws(PlotError) -> [Report] {
-        let decoder = JSONDecoder()
+        let decoder = JSONLineDecoder()
         do {
             if let single = try? decoder.decode(Report.self, from: data) { return [single] }
             if let array = try? decoder.decode([Report].self, from: data) { return array }

@@ -56,7 +56,18 @@ public enum AnalysisRegistry {
 
     /// The stages needed for `types` (the requested ones and everything they build on), each
     /// after the stages it depends on; `nil` when a requested or needed analysis is unavailable.
+    ///
+    /// Among the requested analyses, those whose features no other requested analysis reads
+    /// (instrument activity's separation and pitch motion, loudness) are planned first, so that
+    /// the pipeline frees their features before the shared ones are analysed (results do not
+    /// depend on the order: a stage reads only its features and its dependencies' results).
     static func plan(for types: Set<AnalysisType>) throws(AnalysisError) -> [any AnalysisStage.Type] {
+        let requested = AnalysisType.allCases.filter(types.contains)
+        func isPrivate(_ type: AnalysisType) -> Bool {
+            guard let own = stage(for: type)?.features else { return false }
+            return requested.allSatisfy { $0 == type || (stage(for: $0)?.features.isDisjoint(with: own) ?? true) }
+        }
+        let order = requested.filter(isPrivate) + requested.filter { !isPrivate($0) }
         var ordered: [any AnalysisStage.Type] = []
         var done = Set<AnalysisType>()
         var visiting = Set<AnalysisType>()
@@ -69,7 +80,7 @@ public enum AnalysisRegistry {
             done.insert(type)
             ordered.append(stage)
         }
-        for type in AnalysisType.allCases where types.contains(type) { try visit(type) }
+        for type in order { try visit(type) }
         return ordered
     }
 }
