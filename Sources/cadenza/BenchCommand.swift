@@ -43,6 +43,7 @@ enum BenchCommand {
             rows.append(try await bench.measureAnalysis([.rhythm, .structure], duration: duration))
             rows.append(try await bench.measureAnalysis([.rhythm, .pace], duration: duration))
             rows.append(try await bench.measureAnalysis([.rhythm, .instrumentActivity], duration: duration))
+            rows.append(try await bench.measureAnalysis([.rhythm, .pace, .instrumentActivity], duration: duration))
             rows.append(try await bench.measureAnalysis(AnalysisType.available, duration: duration))
             print("File: \(path) (\(String(format: "%.1f", duration)) s)\n")
             print("| stage | CPU s | wall s | x real time |")
@@ -53,6 +54,12 @@ enum BenchCommand {
             if let ours = rows.first(where: { $0.name == "decode + loudness" }),
                let peer = rows.first(where: { $0.name.hasPrefix("ffmpeg") }) {
                 print("\nLoudness speed vs ffmpeg ebur128: \(String(format: "%.2f", peer.cpuSeconds / max(ours.cpuSeconds, 1e-9)))x")
+            }
+            // Issue 9's budget: pace and instrument activity together add at most 50 % to rhythm.
+            if let rhythm = rows.first(where: { $0.name == "decode + rhythm" }),
+               let both = rows.first(where: { $0.name == "decode + rhythm + pace + instrumentActivity" }) {
+                let added = 100 * (both.cpuSeconds / max(rhythm.cpuSeconds, 1e-9) - 1)
+                print("Pace + instrument activity add \(String(format: "%.0f", added)) % to rhythm (budget 50 %)")
             }
             return 0
         } catch {

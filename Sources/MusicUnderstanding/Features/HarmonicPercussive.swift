@@ -255,10 +255,15 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         let slot = framesSeen % ringLength
         let frames = Float(max(1, pendingFrames))
         let base = slot * storedBins
-        for j in 0..<storedBins {
-            let v = (pending[j] / frames).squareRoot()
-            ring[base + j] = v.isFinite ? v : 0
-            pending[j] = 0
+        // Buffer pointers for the whole loop: no exclusivity check per group on the properties.
+        ring.withUnsafeMutableBufferPointer { r in
+            pending.withUnsafeMutableBufferPointer { acc in
+                for j in 0..<acc.count {
+                    let v = (acc[j] / frames).squareRoot()
+                    r[base + j] = v.isFinite ? v : 0
+                    acc[j] = 0
+                }
+            }
         }
         ringFrames[slot] = frames
         pendingFrames = 0
