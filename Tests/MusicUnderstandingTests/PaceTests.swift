@@ -65,7 +65,13 @@ import Testing
         #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 <= 7.5 && $1 > $0 }, "\(late)")
         #expect(late.first == 0 && late.last == 60 && late.contains(29.3))
         let windows = analyzer.boundaries(duration: 12, rhythm: nil)
-        #expect(windows == [0, 5, 12])
+        #expect(windows == [0, 6, 12])
+        // The silent tail after the last bar's end is its own range: the last bar's events are
+        // not spread over it.
+        let tail = analyzer.boundaries(duration: 24, rhythm: bars)
+        #expect(tail.contains(20.5) && tail.last == 24, "\(tail)")
+        // A lead-in is its own range too.
+        #expect(edges.prefix(2) == [0, 0.5], "\(edges)")
         let hostile = RhythmResult(beats: [.nan], bars: [.nan, -.infinity, 3, 3, 50], beatsPerMinute: nil)
         let safe = analyzer.boundaries(duration: 10, rhythm: hostile)
         #expect(safe.first == 0 && safe.last == 10)

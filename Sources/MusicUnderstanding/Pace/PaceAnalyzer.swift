@@ -29,9 +29,11 @@ import Foundation
 ///    at 120 BPM is thus 240 events per minute, a chord per bar at 120 BPM in 4/4 is 30.
 ///
 /// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
-/// default: phrase resolution without the noise of single bars); without bars (and before the
-/// first or long after the last bar), fixed windows of ``Configuration/windowSeconds``. The first span starts at 0 and the last ends at the
-/// duration, so the ranges are contiguous and cover the input.
+/// default: phrase resolution without the noise of single bars), from the first bar to the end
+/// of the last; without bars, and before the first bar or after the last bar's end (a lead-in,
+/// a silent or reverberant tail), windows of about ``Configuration/windowSeconds``. The first
+/// span starts at 0 and the last ends at the duration, so the ranges are contiguous and cover
+/// the input.
 public struct PaceAnalyzer: Sendable {
     /// Settings of pace, with documented defaults.
     public struct Configuration: Sendable, Hashable {
@@ -39,6 +41,9 @@ public struct PaceAnalyzer: Sendable {
         public var barsPerRange: Int = 2
         /// Range length when there are no bars, seconds (default 5).
         public var windowSeconds: Double = 5
+        /// A lead-in before the first bar or a tail after the last one shorter than this joins the
+        /// neighbouring range, seconds (default 0.25).
+        public var minimumRangeSeconds: Double = 0.25
         /// Onset peaks within this distance fuse into one event, seconds (default 0.05).
         public var mergeSeconds: Double = 0.05
         /// An event's onset strength must exceed this factor times the mean strength over
@@ -170,6 +175,14 @@ public struct PaceAnalyzer: Sendable {
     }
 
     /// Range boundaries: groups of bars, or fixed windows; from 0 to `duration`.
+    ///
+    /// The music's own span is cut at the bars: from the first bar to the end of the last bar
+    /// (its start plus the mean bar length) in groups of ``Configuration/barsPerRange``. What lies
+    /// outside it — a lead-in before the first bar, the silence and reverb after the last one —
+    /// gets ranges of its own (fixed windows when long), so the events of the first and last
+    /// bars are not spread over seconds without music (an outro read 20-30 % low when the song's
+    /// 2-4 s tail joined its last group). Stretches shorter than
+    /// ``Configuration/minimumRangeSeconds`` join their neighbour.
     func boundaries(duration: Double, rhythm: RhythmResult?) -> [Double] {
         guard duration.isFinite, duration > 0 else { return [] }
         let bars = (rhythm?.bars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
@@ -177,14 +190,19 @@ public struct PaceAnalyzer: Sendable {
         let group = max(1, configuration.barsPerRange)
         // At most a million windows, whatever the duration claims.
         let w = max(0.5, duration / 1_000_000, configuration.windowSeconds.isFinite ? configuration.windowSeconds : 5)
+        let shortest = configuration.minimumRangeSeconds.isFinite ? max(0, configuration.minimumRangeSeconds) : 0.25
+        /// Windows of about `w` from `a` (an edge already in place) to `b` (not added).
+        func windows(from a: Double, to b: Double) -> [Double] {
+            let n = Int(((b - a) / w).rounded())
+            guard n >= 2 else { return [] }
+            let step = (b - a) / Double(n)
+            return (1..<n).map { a + Double($0) * step }
+        }
         if bars.count >= 2 {
-            // Before the first bar (a lead-in, or an intro without a beat): fixed windows ending
-            // on the first bar; a lead-in under a second joins the first group.
-            if bars[0] >= 1 {
-                var t = bars[0] - w
-                var before: [Double] = []
-                while t > 0.5 * w { before.append(t); t -= w }
-                edges.append(contentsOf: before.reversed())
+            // Before the first bar: windows ending on it; a lead-in shorter than
+            // `minimumRangeSeconds` joins the first group.
+            if bars[0] >= shortest {
+                edges.append(contentsOf: windows(from: 0, to: bars[0]))
                 edges.append(bars[0])
             }
             var k = 0
@@ -192,20 +210,19 @@ public struct PaceAnalyzer: Sendable {
                 k += group
                 edges.append(bars[k])
             }
-            // After the last bar: fixed windows; the last range is merged with the previous
-            // one when it is shorter than a bar.
+            // After the last bar's end: windows up to the duration; a tail shorter than
+            // `minimumRangeSeconds` joins the last group.
             let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
-            if let lastBar = bars.last, duration - lastBar > 2 * w {
-                var t = lastBar + w
-                while t < duration - 0.5 * w { edges.append(t); t += w }
+            let musicEnd = bars[bars.count - 1] + barLength
+            if duration - musicEnd >= shortest {
+                edges.append(musicEnd)
+                edges.append(contentsOf: windows(from: musicEnd, to: duration))
             }
-            if let last = edges.last, duration - last < max(0.5, barLength), edges.count > 1 { edges.removeLast() }
         } else {
-            var t = w
-            while t < duration - 0.5 * w { edges.append(t); t += w }
+            edges.append(contentsOf: windows(from: 0, to: duration))
         }
         var distinct: [Double] = []
-        for t in edges where distinct.last.map({ t > $0 + 1e-6 }) ?? true { distinct.append(t) }
+        for t in edges where t < duration && (distinct.last.map({ t > $0 + 1e-6 }) ?? true) { distinct.append(t) }
         distinct.append(duration)
         return distinct
     }
