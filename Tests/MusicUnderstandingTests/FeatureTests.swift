@@ -249,6 +249,16 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         }
     }
 
+    /// Paeth's median-of-9 network against sorting, on values with many ties.
+    @Test func medianOfNineNetworkMatchesSorting() {
+        var g = FeatureSynth.Noise(state: 5)
+        for _ in 0..<5000 {
+            let v = (0..<9).map { _ in ((g.next() + 1) * 3).rounded() }
+            let m = HarmonicPercussiveAccumulator.median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8])
+            #expect(m == v.sorted()[4], "\(v)")
+        }
+    }
+
     @Test func harmonicPercussiveEdgeCases() {
         // No frames at all, and fewer frames than the median window.
         let empty = HarmonicPercussiveAccumulator(configuration: FeatureSynth.configuration).finish()
@@ -271,7 +281,9 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
 
     /// The running medians against a direct implementation of the masks on a random
     /// spectrogram with many ties, for the default and for unusual filter lengths.
-    @Test(arguments: [(17, 17, 11_000.0, 4, Float(2)), (5, 9, 500.0, 3, Float(1)), (1, 2, 300.0, 1, Float(1.5))])
+    /// (A time window of 9 frames takes the median-of-9 network, the others the sorted windows.)
+    @Test(arguments: [(17, 17, 11_000.0, 4, Float(2)), (9, 17, 11_000.0, 4, Float(2)), (5, 9, 500.0, 3, Float(1)),
+                      (1, 2, 300.0, 1, Float(1.5))])
     func runningMediansMatchADirectSeparation(timeLength: Int, frequencyLength: Int, maxFrequency: Double,
                                               framesPerVector: Int, beta: Float) {
         var settings = HarmonicPercussiveConfiguration()

@@ -150,7 +150,10 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private var sortedTime: [Float]    // (maxBin + 1) × timeWidth, group-major, each sorted ascending
     private var windowLow = 0          // frames windowLow...windowHigh are in sortedTime
     private var windowHigh = -1
-    private var sortedFrequency: [Float]
+    private var sortedValid = true     // whether sortedTime holds frames windowLow...windowHigh
+    private var timeMedian: [Float]    // the time median of each group at the current centre
+    private var belowCount: [Int32]    // per group: neighbours v with h > β·v (frequency window)
+    private var aboveCount: [Int32]    // per group: neighbours v with v > β·h
     private var framesSeen = 0
     private var pending: [Float]       // power sums of the groups over the frames being pooled
     private var pendingFrames = 0
@@ -217,7 +220,9 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         bandOfBin = bandOf
         ring = [Float](repeating: 0, count: ringLength * storedBins)
         sortedTime = [Float](repeating: 0, count: (maxBin + 1) * timeWidth)
-        sortedFrequency = [Float](repeating: 0, count: 2 * freqHalf + 1)
+        timeMedian = [Float](repeating: 0, count: maxBin + 1)
+        belowCount = [Int32](repeating: 0, count: maxBin + 1)
+        aboveCount = [Int32](repeating: 0, count: maxBin + 1)
         pending = [Float](repeating: 0, count: storedBins)
         ringFrames = [Float](repeating: 0, count: ringLength)
         pooled = [Float](repeating: 0, count: 3 * bandCount)
@@ -289,9 +294,27 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
 
     // MARK: - Per frame
 
-    /// Moves the sorted time windows to frames `low...high` (both ends move forward only).
+    /// Moves the sorted time windows to frames `low...high` (both ends move forward only),
+    /// rebuilding them first when the nine-frame fast path left them stale.
     private func moveTimeWindow(to low: Int, _ high: Int) {
         let stored = storedBins, width = timeWidth, length = ringLength, top = maxBin
+        if !sortedValid {
+            // The fast path moved the window without the sorted copies: refill them.
+            windowLow = max(windowLow, low)
+            let end = windowHigh
+            windowHigh = windowLow - 1
+            sortedValid = true
+            ring.withUnsafeBufferPointer { r in
+                sortedTime.withUnsafeMutableBufferPointer { s in
+                    while windowHigh < end {
+                        let count = windowHigh - windowLow + 1
+                        let new = ((windowHigh + 1) % length) * stored
+                        for k in 0...top { Self.insert(r[new + k], in: s, base: k * width, count: count) }
+                        windowHigh += 1
+                    }
+                }
+            }
+        }
         ring.withUnsafeBufferPointer { r in
             sortedTime.withUnsafeMutableBufferPointer { s in
                 while windowHigh < high || windowLow < low {
@@ -317,44 +340,110 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
         }
     }
 
+    /// The time medians of every group over frames `low...high` into `timeMedian`. A full window
+    /// of nine frames (the default 17 STFT frames pooled by 2) takes a median-of-9 selection
+    /// network on the ring itself (A. Paeth's, as in N. Devillard, "Fast median search: an ANSI
+    /// C implementation", 1998: 19 compare-exchanges, no data-dependent branches); other
+    /// windows (the first and last frames of the input, other median lengths) the sorted windows.
+    /// Both give the same value, the middle one of the window's values.
+    private func computeTimeMedians(low: Int, high: Int) {
+        let top = maxBin
+        if timeWidth == 9 && high - low + 1 == 9 {
+            let stored = storedBins, length = ringLength
+            ring.withUnsafeBufferPointer { r in
+                timeMedian.withUnsafeMutableBufferPointer { out in
+                    // The nine frames' groups as views indexed from 0 (no per-value index arithmetic).
+                    func frame(_ j: Int) -> UnsafeBufferPointer<Float> {
+                        let base = ((low + j) % length) * stored
+                        return UnsafeBufferPointer(rebasing: r[base ..< base + top + 1])
+                    }
+                    let f0 = frame(0), f1 = frame(1), f2 = frame(2), f3 = frame(3), f4 = frame(4)
+                    let f5 = frame(5), f6 = frame(6), f7 = frame(7), f8 = frame(8)
+                    for k in 0...top {
+                        out[k] = Self.median9(f0[k], f1[k], f2[k], f3[k], f4[k], f5[k], f6[k], f7[k], f8[k])
+                    }
+                }
+            }
+            windowLow = low
+            windowHigh = high
+            sortedValid = false
+            return
+        }
+        moveTimeWindow(to: low, high)
+        let width = timeWidth, rank = (windowHigh - windowLow + 1) / 2
+        sortedTime.withUnsafeBufferPointer { st in
+            timeMedian.withUnsafeMutableBufferPointer { out in
+                for k in 0...top { out[k] = st[k * width + rank] }
+            }
+        }
+    }
+
+    /// The median (fifth smallest) of nine values by Paeth's selection network.
+    @inline(__always)
+    static func median9(_ a0: Float, _ a1: Float, _ a2: Float, _ a3: Float, _ a4: Float,
+                        _ a5: Float, _ a6: Float, _ a7: Float, _ a8: Float) -> Float {
+        var p0 = a0, p1 = a1, p2 = a2, p3 = a3, p4 = a4, p5 = a5, p6 = a6, p7 = a7, p8 = a8
+        @inline(__always) func sort(_ x: inout Float, _ y: inout Float) {
+            let lo = Swift.min(x, y), hi = Swift.max(x, y)
+            x = lo
+            y = hi
+        }
+        sort(&p1, &p2); sort(&p4, &p5); sort(&p7, &p8)
+        sort(&p0, &p1); sort(&p3, &p4); sort(&p6, &p7)
+        sort(&p1, &p2); sort(&p4, &p5); sort(&p7, &p8)
+        sort(&p0, &p3); sort(&p5, &p8); sort(&p4, &p7)
+        sort(&p3, &p6); sort(&p1, &p4); sort(&p2, &p5)
+        sort(&p4, &p7); sort(&p4, &p2); sort(&p6, &p4)
+        sort(&p4, &p2)
+        _ = (p0, p1, p3, p5, p6, p7, p8)
+        return p4
+    }
+
+    /// Decides the separated frame `centre`: each group is harmonic when its time median `h`
+    /// exceeds β × its frequency median `p`, percussive when `p` exceeds β × `h`, residual
+    /// otherwise.
+    ///
+    /// The frequency median itself is never formed: `h > β·p` holds exactly when more than half
+    /// of the window's values `v` (at least `n/2 + 1` of `n`, as `p` is the value of rank `n/2`)
+    /// have `h > β·v`, and `p > β·h` when at least `n − n/2` values exceed `β·h`, since both tests
+    /// are monotone in `v` (also in floating point). So two counts per group over the ±`freqHalf`
+    /// neighbours decide it, in loops over the groups without data-dependent branches — the
+    /// same decisions as sorting the windows, several times faster.
     private func process(centre: Int, last: Int) {
-        moveTimeWindow(to: max(0, centre - timeHalf), min(last, centre + timeHalf))
-        let timeCount = windowHigh - windowLow + 1
-        let timeRank = timeCount / 2
-        let stored = storedBins, width = timeWidth, fh = freqHalf, top = maxBin
+        computeTimeMedians(low: max(0, centre - timeHalf), high: min(last, centre + timeHalf))
+        let stored = storedBins, fh = freqHalf, top = maxBin
         let centreBase = (centre % ringLength) * stored
         let beta = beta, bands = bandCount
         let frames = ringFrames[centre % ringLength]
         ring.withUnsafeBufferPointer { r in
-            sortedTime.withUnsafeBufferPointer { st in
-                sortedFrequency.withUnsafeMutableBufferPointer { sf in
-                    pooled.withUnsafeMutableBufferPointer { acc in
-                        bandOfBin.withUnsafeBufferPointer { bandOf in
-                            // Frequency window of bin 0: bins 0...min(fh, stored - 1).
-                            var n = 0
-                            for j in 0...min(fh, stored - 1) {
-                                Self.insert(r[centreBase + j], in: sf, base: 0, count: n)
-                                n += 1
+            timeMedian.withUnsafeBufferPointer { tm in
+                belowCount.withUnsafeMutableBufferPointer { below in
+                    aboveCount.withUnsafeMutableBufferPointer { above in
+                        for k in 0...top { below[k] = 0; above[k] = 0 }
+                        // Neighbour k + o of every group k (clipped to the stored groups).
+                        for o in -fh...fh {
+                            let first = max(0, -o), end = min(top, stored - 1 - o)
+                            guard first <= end else { continue }
+                            // Rebased views indexed from 0, so that the loop vectorises.
+                            let count = end - first + 1
+                            let values = UnsafeBufferPointer(rebasing: r[(centreBase + first + o) ..< (centreBase + first + o + count)])
+                            let medians = UnsafeBufferPointer(rebasing: tm[first ..< (first + count)])
+                            let b = UnsafeMutableBufferPointer(rebasing: below[first ..< (first + count)])
+                            let a = UnsafeMutableBufferPointer(rebasing: above[first ..< (first + count)])
+                            for i in 0 ..< count {
+                                let v = values[i], h = medians[i]
+                                b[i] &+= h > beta * v ? 1 : 0
+                                a[i] &+= v > beta * h ? 1 : 0
                             }
-                            for k in 0...top {
-                                if k > 0 {
-                                    // Window of bin k: bins k - fh ... k + fh, clipped.
-                                    let add = k + fh, drop = k - fh - 1
-                                    if add < stored && drop >= 0 {
-                                        Self.replace(r[centreBase + drop], with: r[centreBase + add], in: sf, base: 0, count: n)
-                                    } else if add < stored {
-                                        Self.insert(r[centreBase + add], in: sf, base: 0, count: n)
-                                        n += 1
-                                    } else if drop >= 0 {
-                                        Self.remove(r[centreBase + drop], in: sf, base: 0, count: n)
-                                        n -= 1
-                                    }
+                        }
+                        pooled.withUnsafeMutableBufferPointer { acc in
+                            bandOfBin.withUnsafeBufferPointer { bandOf in
+                                for k in 0...top {
+                                    let n = Int32(min(k + fh, stored - 1) - max(k - fh, 0) + 1)
+                                    let x = r[centreBase + k]
+                                    let component = below[k] >= n / 2 + 1 ? 0 : (above[k] >= n - n / 2 ? 1 : 2)
+                                    acc[component * bands + bandOf[k]] += x * x * frames
                                 }
-                                let p = sf[n / 2]
-                                let h = st[k * width + timeRank]
-                                let x = r[centreBase + k]
-                                let component = h > beta * p ? 0 : (p > beta * h ? 1 : 2)
-                                acc[component * bands + bandOf[k]] += x * x * frames
                             }
                         }
                     }

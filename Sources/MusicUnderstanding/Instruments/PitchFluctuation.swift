@@ -50,6 +50,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
     private let scale: Float
     private let binPosition: [Float]      // fractional bin of each grid point
     private var grids: [Float]            // the last two log-frequency frames, alternating halves
+    private var power: [Float]            // the current frame's grid as power, 10^(dB/10)
     private var analysed = 0              // frames analysed so far
     private var weightedShift: [Float] = []
     private var weights: [Float] = []
@@ -66,6 +67,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
             Float(Self.lowest * pow(2, Double(i) * Self.stepCents / 1200) / binWidth)
         }
         grids = [Float](repeating: -80, count: 2 * binPosition.count)
+        power = [Float](repeating: 0, count: binPosition.count)
     }
 
     func consume(_ frame: SpectralFrame) {
@@ -85,18 +87,23 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
         let current = analysed % 2, previousHalf = 1 - current
         analysed += 1
         grids.withUnsafeMutableBufferPointer { g in
-            let base = current * count
-            for i in 0..<count {
-                let position = binPosition[i]
-                let k = Int(position)
-                guard k >= 0, k + 1 < m.count else { g[base + i] = -80; continue }
-                let a = position - Float(k)
-                let v = ((1 - a) * m[k] + a * m[k + 1]) * scale
-                g[base + i] = 20 * log10(max(v.isFinite ? v : 0, 1e-4))
+            power.withUnsafeMutableBufferPointer { pw in
+                let base = current * count
+                for i in 0..<count {
+                    let position = binPosition[i]
+                    let k = Int(position)
+                    guard k >= 0, k + 1 < m.count else { g[base + i] = -80; pw[i] = 1e-8; continue }
+                    let a = position - Float(k)
+                    let v = max(((1 - a) * m[k] + a * m[k + 1]) * scale, 1e-4)
+                    let finite = v.isFinite ? v : 1e-4
+                    g[base + i] = 20 * log10(finite)
+                    pw[i] = finite * finite  // 10^(dB/10), without the exponential
+                }
             }
         }
         guard analysed >= 2 else { return }
         grids.withUnsafeBufferPointer { g in
+          power.withUnsafeBufferPointer { pw in
             let x = UnsafeBufferPointer(rebasing: g[(current * count)..<(current * count + count)])
             let y = UnsafeBufferPointer(rebasing: g[(previousHalf * count)..<(previousHalf * count + count)])
             var start = 0
@@ -104,15 +111,16 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
                 tried[j] += 1
                 defer { start += Self.subbandHop }
                 let end = start + Self.subband
-                var peak: Float = -.infinity, mean: Float = 0, energy: Float = 0
+                var peak: Float = -.infinity, mean: Float = 0
                 for i in start..<end {
                     let d = x[i]
                     peak = max(peak, d)
                     mean += d
-                    energy += Self.power(ofDecibels: d)
                 }
                 mean /= Float(Self.subband)
                 guard peak - mean >= 12, peak > -60 else { continue }
+                var energy: Float = 0
+                for i in start..<end { energy += pw[i] }
                 // Normalised cross-correlation of the mean-removed subbands over the shifts,
                 // from one pass of sums per shift (Σx, Σy, Σxy, Σx², Σy² over the overlap).
                 var best = -Float.infinity, bestShift = 0
@@ -147,13 +155,8 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
                     used[j] += 1
                 }
             }
+          }
         }
-    }
-
-    /// `10^(d/10)`, the power of a level in dB re full scale (the grid's values).
-    @inline(__always)
-    private static func power(ofDecibels d: Float) -> Float {
-        Foundation.exp(d * 0.230_258_5)  // ln(10) / 10
     }
 
     func finish() -> PitchFluctuationFeatures {
