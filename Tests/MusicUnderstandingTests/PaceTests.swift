@@ -32,6 +32,18 @@ import Testing
         checkContiguous(pace, duration: 4 * s)
     }
 
+    /// Eighth-note drums for 12 s, then 4 s of silence (a song's tail): the last bars read like
+    /// the others, since the silence after the last bar's end is a range of its own (merged into
+    /// the last group it made the last 2 bars read about half as fast).
+    @Test func silentTailDoesNotLowerTheLastBars() async throws {
+        let samples = ActivitySynth.drums(seconds: 12, hatsPerBeat: 2, kickEvery: 2) + ActivitySynth.empty(4)
+        let pace = try #require(try await ActivitySynth.analyze(samples, for: [.pace]).pace)
+        checkContiguous(pace, duration: 16)
+        let body = mean(pace, from: 1, to: 9), end = mean(pace, from: 9, to: 11.9)
+        #expect(body > 150 && end > 0.85 * body, "body \(body), last bars \(end): \(pace.ranges)")
+        #expect(mean(pace, from: 13, to: 16) < 0.2 * body, "\(pace.ranges)")
+    }
+
     func checkContiguous(_ pace: PaceResult, duration: Double, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!pace.ranges.isEmpty, sourceLocation: sourceLocation)
         #expect(abs((pace.ranges.first?.range.start ?? 1) - 0) < 1e-9, sourceLocation: sourceLocation)
