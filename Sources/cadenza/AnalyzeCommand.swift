@@ -49,6 +49,10 @@ struct AnalyzeOptions: OptionGroup {
                               help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).") { (text, _) throws(UsageError) in
         do throws(Shard.ParseError) { return try Shard(parsing: text) } catch { throw UsageError(description: error.description) }
     }
+    let tempoRange = Option<ClosedRange<Double>>(names: ["--tempo-range"], value: "low-high",
+                                                 help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).") { (text, _) throws(UsageError) in
+        do throws(TempoRangeError) { return try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) } catch { throw UsageError(description: error.description) }
+    }
     let progressInterval = Option<Double>(names: ["--progress-interval"], value: "s",
                                           help: "Seconds between plain progress lines when stderr is not a terminal (default 30).") { (text, name) throws(UsageError) in
         guard let v = Double(text), v > 0, v.isFinite else {
@@ -64,7 +68,7 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--tempo-range <low-high>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -110,12 +114,14 @@ enum AnalyzeCommand {
         var limits = WorkerLimits(timeout: args[\.timeout])
         if let mb = args[\.memoryLimit] { limits.memoryBytes = UInt64(mb) << 20 }
         // Every input is analysed in a worker process (this executable, `cadenza worker`).
+        var configuration = AnalysisConfiguration()
+        configuration.rhythm.foldedTempoRange = args[\.tempoRange]
         let producer = Bundle.main.executablePath.map {
-            ProcessReportProducer(executable: $0, types: types, workers: jobs, limits: limits)
+            ProcessReportProducer(executable: $0, types: types, configuration: configuration, workers: jobs, limits: limits)
         }
         do throws(BatchError) {
-            job = try BatchJob(paths: args.positionals, types: types, jobs: jobs, sink: sink, producer: producer,
-                               force: args[\.force], shard: args[\.shard])
+            job = try BatchJob(paths: args.positionals, types: types, configuration: configuration, jobs: jobs, sink: sink,
+                               producer: producer, force: args[\.force], shard: args[\.shard])
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):

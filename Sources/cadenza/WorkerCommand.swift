@@ -10,6 +10,10 @@ struct WorkerOptions: OptionGroup {
         guard let n = UInt64(text), n > 0 else { throw UsageError(description: "invalid value '\(text)' for \(name)") }
         return n
     }
+    let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "json", help: "Analysis settings as JSON.") { (text, name) throws(UsageError) in
+        guard let c = ProcessReportProducer.decodeConfiguration(text) else { throw UsageError(description: "invalid value for \(name): not an analysis configuration") }
+        return c
+    }
 }
 
 /// `cadenza worker` (hidden): the worker process of `analyze`, speaking ``WorkerFrame``s on
@@ -17,10 +21,12 @@ struct WorkerOptions: OptionGroup {
 enum WorkerCommand {
     static let spec = CommandSpec<WorkerOptions>(
         name: "worker", abstract: "Internal: a worker process of 'cadenza analyze'.",
-        usage: "cadenza worker [--for <list>] [--address-space <bytes>]")
+        usage: "cadenza worker [--for <list>] [--address-space <bytes>] [--configuration <json>]")
 
     static func run(_ arguments: [String]) -> Int32 {
         let args = Cadenza.parse(arguments, spec)
-        return ReportWorker.serve(types: args[\.analyses] ?? AnalysisType.available, addressSpaceLimit: args[\.addressSpace])
+        return ReportWorker.serve(types: args[\.analyses] ?? AnalysisType.available,
+                                  configuration: args[\.configuration] ?? AnalysisConfiguration(),
+                                  addressSpaceLimit: args[\.addressSpace])
     }
 }

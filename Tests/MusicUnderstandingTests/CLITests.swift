@@ -97,6 +97,9 @@ struct CLITests {
         UsageCase(arguments: ["meter", "--format", "s16le", "--rate", "0", "--channels", "2"], mentions: ["--rate"]),
         UsageCase(arguments: ["bench", "--repeat", "0", "Fixtures/tone_alac.m4a"], mentions: ["--repeat"]),
         UsageCase(arguments: ["frobnicate"], mentions: ["frobnicate"]),
+        UsageCase(arguments: ["analyze", "--tempo-range", "100-150", "Fixtures"], mentions: ["100-150", "octave"]),
+        UsageCase(arguments: ["analyze", "--tempo-range", "20-300", "Fixtures"], mentions: ["20-300", "40-240"]),
+        UsageCase(arguments: ["analyze", "--tempo-range", "fast", "Fixtures"], mentions: ["'fast'", "70-140"]),
     ])
     func usageError(_ usage: UsageCase) async throws {
         let run = try await CLI.run(usage.arguments)
@@ -107,8 +110,42 @@ struct CLITests {
         }
     }
 
+    @Test("--tempo-range 70-140 folds a 150 BPM click track to 75 in the worker, with tempoCandidates")
+    func tempoRangeFolds() async throws {
+        let fm = FileManager.default
+        let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        try fm.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: work) }
+        // 16-bit mono 22.05 kHz WAV: a 2 kHz click every 0.4 s for 16 s.
+        let rate = 22_050, count = 16 * rate
+        var pcm = [Int16](repeating: 0, count: count)
+        for start in stride(from: rate / 2, to: count - rate / 2, by: rate * 2 / 5) {
+            for i in 0..<Int(0.03 * Double(rate)) {
+                let t = Double(i) / Double(rate)
+                pcm[start + i] = Int16(16_000 * exp(-t / 0.005) * sin(2 * .pi * 2000 * t))
+            }
+        }
+        var wav = Data("RIFF".utf8)
+        func le<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { wav.append(contentsOf: $0) } }
+        le(UInt32(36 + 2 * count)); wav.append(contentsOf: Array("WAVEfmt ".utf8))
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(1)); le(UInt32(rate)); le(UInt32(2 * rate)); le(UInt16(2)); le(UInt16(16))
+        wav.append(contentsOf: Array("data".utf8)); le(UInt32(2 * count))
+        for v in pcm { le(v) }
+        let file = work.appendingPathComponent("clicks150.wav")
+        try wav.write(to: file)
+        for (arguments, expected) in [([String](), 150.0), (["--tempo-range", "70-140"], 75.0)] {
+            let run = try await CLI.run(["analyze", "--for", "rhythm", "--no-progress"] + arguments + [file.path])
+            #expect(run.status == 0, "\(run.err)")
+            let rhythm = try #require(try CLI.object(run.lines.first ?? "")["rhythm"] as? [String: Any])
+            let bpm = CLI.number(rhythm["beatsPerMinute"])
+            #expect(abs(bpm / expected - 1) < 0.04, "\(arguments): \(bpm)")
+            let candidates = try #require(rhythm["tempoCandidates"] as? [[String: Any]])
+            #expect(abs(CLI.number(candidates.first?["beatsPerMinute"]) - bpm) < 0.01)
+        }
+    }
+
     @Test("--help lists every option of the command and exits 0", arguments: [
-        ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--help"]),
+        ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--tempo-range", "--help"]),
         ("meter", ["--format", "--rate", "--channels", "--ndjson", "--help"]),
         ("bench", ["--repeat", "--no-peer", "--help"]),
     ])

@@ -72,6 +72,7 @@ import Testing
         ("structure", "sectionLabels"), ("structure", "sectionFunctions"),
         ("key", "confidence"), ("key", "rangeConfidences"),
         ("source", "size"), ("source", "modified"),
+        ("rhythm", "beatsPerBar"), ("rhythm", "tempoCandidates"),
     ]
     /// Extra optional top-level members (README, "Extra fields").
     static let topLevelExtras = ["analyzer"]

@@ -73,8 +73,18 @@ private enum Synth {
         }
     }
 
+    /// A plucked (piano-like) note: four harmonics, a 5 ms attack and an exponential decay.
+    static func pluck(_ buffer: inout [Float], at time: Double, midi: Int, gain: Float = 0.1, decay: Double = 0.5) {
+        let f = 440 * pow(2, Double(midi - 69) / 12)
+        add(&buffer, at: time, length: 4 * decay) { t in
+            var s = 0.0
+            for h in 1...4 { s += sin(2 * .pi * Double(h) * f * t) / Double(h * h) }
+            return gain * Float(min(1, t / 0.005) * exp(-t / decay) * s)
+        }
+    }
+
     /// Runs `samples` through the feature stage and the rhythm analyzer.
-    static func analyze(_ samples: [Float]) -> RhythmResult {
+    static func analyze(_ samples: [Float], configuration: RhythmAnalyzer.Configuration = .init()) -> RhythmResult {
         let stage = FeatureStage(features: RhythmStage.features)
         var i = 0
         while i < samples.count {  // chunks of an awkward size, as a decoder would deliver
@@ -82,7 +92,7 @@ private enum Synth {
             stage.append(Array(samples[i..<end]))
             i = end
         }
-        return RhythmAnalyzer().analyze(stage.finish(duration: Double(samples.count) / 22_050))
+        return RhythmAnalyzer(configuration: configuration).analyze(stage.finish(duration: Double(samples.count) / 22_050))
     }
 
     /// Share of `truth` beats (after `skip` seconds) with an estimate within `tolerance` s.
@@ -360,6 +370,95 @@ private enum Synth {
             #expect(abs(60 / lastInterval / 128 - 1) < 0.04, "final tempo \(60 / lastInterval)")
         } else {
             Issue.record("too few beats: \(beats.count)")
+        }
+    }
+
+    /// Four on the floor at 120 BPM with quiet hi-hats on the off-beats: the kick is the beat a
+    /// listener taps (120), not the hat grid (240).
+    @Test func kickOnEveryBeatWithQuietHats() {
+        let bpm = 120.0, period = 60 / bpm
+        var samples = [Float](repeating: 0, count: Int(20 * Synth.rate))
+        var noise = Synth.Noise(state: 11)
+        for t in stride(from: 0.3, to: 19.5, by: period) {
+            Synth.kick(&samples, at: t)
+            Synth.hat(&samples, at: t + period / 2, noise: &noise, gain: 0.05)
+        }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
+    }
+
+    /// Slow ballads stay slow: kick on 1 and 3, snare on 2 and 4, hi-hats on the eighths and a
+    /// piano arpeggio in eighths at 66 to 96 BPM report the quarter-note tempo, not its double.
+    @Test(arguments: [66.0, 76.0, 88.0])
+    func slowBallad(bpm: Double) {
+        let period = 60 / bpm, bars = 8, start = 0.4
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * period + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 5)
+        let chords = [[48, 55, 60, 64], [45, 52, 57, 60], [41, 48, 53, 57], [43, 50, 55, 59]]
+        for bar in 0..<bars {
+            let chord = chords[bar % 4]
+            for beat in 0..<4 {
+                let t = start + Double(bar * 4 + beat) * period
+                if beat % 2 == 0 { Synth.kick(&samples, at: t, gain: 0.6) } else { Synth.snare(&samples, at: t, noise: &noise, gain: 0.3) }
+                Synth.hat(&samples, at: t, noise: &noise, gain: 0.06)
+                Synth.hat(&samples, at: t + period / 2, noise: &noise, gain: 0.05)
+                Synth.pluck(&samples, at: t, midi: chord[(2 * beat) % 4], gain: 0.08)
+                Synth.pluck(&samples, at: t + period / 2, midi: chord[(2 * beat + 1) % 4] + 12, gain: 0.06)
+            }
+        }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm)")
+    }
+
+    /// A slow solo piano piece at 63 BPM: a bass note and a chord on every beat, a softer
+    /// melody note on the off-beats: quarter notes at 63, not eighths at 126.
+    @Test func slowPiano() {
+        let bpm = 63.0, period = 60 / bpm, start = 0.5
+        var samples = [Float](repeating: 0, count: Int(32 * Synth.rate))
+        let bass = [36, 41, 43, 36, 45, 41, 43, 43]
+        var k = 0
+        for t in stride(from: start, to: 30.5, by: period) {
+            Synth.pluck(&samples, at: t, midi: bass[(k / 2) % bass.count], gain: 0.12, decay: 0.8)
+            Synth.pluck(&samples, at: t, midi: 60 + (k % 3) * 4, gain: 0.07)
+            Synth.pluck(&samples, at: t + period / 2, midi: 72 + (k % 5), gain: 0.05, decay: 0.3)
+            k += 1
+        }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
+    }
+
+    /// `foldedTempoRange` moves the tempo by octaves into a DJ's range, and the beats follow:
+    /// clicks at 150 BPM read 75 in 70...140 (every other click a beat), clicks at 66 BPM read
+    /// 132 in 100...200 (a beat on every click and one halfway between). The candidates list the
+    /// reported tempo first and its octave neighbours, confidences summing to 1.
+    @Test func tempoRangeFoldsByOctaves() {
+        for (bpm, range, folded) in [(150.0, 70.0...140.0, 75.0), (66.0, 100.0...200.0, 132.0)] {
+            let period = 60 / bpm
+            var samples = [Float](repeating: 0, count: Int(20 * Synth.rate))
+            let clicks = stride(from: 0.5, to: 19.5, by: period).map { $0 }
+            for t in clicks { Synth.click(&samples, at: t) }
+            var configuration = RhythmAnalyzer.Configuration()
+            let free = Synth.analyze(samples, configuration: configuration)
+            #expect(abs(Double(free.beatsPerMinute ?? 0) / bpm - 1) < 0.04)
+            configuration.foldedTempoRange = range
+            let result = Synth.analyze(samples, configuration: configuration)
+            let estimated = Double(result.beatsPerMinute ?? 0)
+            #expect(abs(estimated / folded - 1) < 0.04, "tempo \(estimated) in \(range)")
+            if folded < bpm {  // every beat on a click, every other click a beat
+                #expect(Synth.hitRate(clicks, result.beats, skip: 0) > 0.95, "beats \(result.beats.prefix(8))")
+                #expect(abs(result.beats.count - clicks.count / 2) <= 2)
+            } else {  // every click and every midpoint a beat
+                let grid = clicks.flatMap { [$0, $0 + period / 2] }.filter { $0 < clicks[clicks.count - 1] + 0.01 }
+                #expect(Synth.hitRate(result.beats, grid) > 0.9, "beats \(result.beats.prefix(8))")
+                #expect(abs(result.beats.count - grid.count) <= 3)
+            }
+            let candidates = result.tempoCandidates ?? []
+            #expect(candidates.first.map { abs($0.beatsPerMinute - estimated) < 0.01 } == true)
+            #expect(abs(candidates.reduce(0) { $0 + $1.confidence } - 1) < 1e-9)
+            #expect(candidates.contains { abs($0.beatsPerMinute / bpm - 1) < 0.04 }, "\(candidates)")
         }
     }
 

@@ -96,6 +96,8 @@ public final class ProcessReportProducer: ReportProducer {
     public let arguments: [String]
     /// The analyses.
     public let types: Set<AnalysisType>
+    /// Their settings (sent to each worker as JSON when they differ from the defaults).
+    public let configuration: AnalysisConfiguration
     /// The limits per input.
     public let limits: WorkerLimits
     /// Extra environment for the workers (tests set ``ReportWorker/faultHookVariable``).
@@ -106,10 +108,12 @@ public final class ProcessReportProducer: ReportProducer {
 
     /// A producer running at most `workers` worker processes at once.
     public init(executable: String, arguments: [String] = ["worker"], types: Set<AnalysisType>,
+                configuration: AnalysisConfiguration = .init(),
                 workers: Int, limits: WorkerLimits = WorkerLimits(), environment: [String: String] = [:]) {
         self.executable = executable
         self.arguments = arguments
         self.types = types
+        self.configuration = configuration
         self.limits = limits
         self.environment = environment
         pool = WorkerThreads(count: workers, name: "cadenza-worker-io")
@@ -124,8 +128,8 @@ public final class ProcessReportProducer: ReportProducer {
 
     public func report(path: String, cancellation: CancellationToken) async -> Report {
         if path == "-" {
-            let types = self.types
-            return await pool.run { FileAnalyzer(types: types).report(path: path, cancellation: cancellation) }
+            let types = self.types, configuration = self.configuration
+            return await pool.run { FileAnalyzer(types: types, configuration: configuration).report(path: path, cancellation: cancellation) }
         }
         return await pool.run { self.exchange(path: path, cancellation: cancellation) }
     }
@@ -164,7 +168,26 @@ public final class ProcessReportProducer: ReportProducer {
     }
 
     private var workerArguments: [String] {
-        ["--for", types.map(\.rawValue).sorted().joined(separator: ","), "--address-space", String(limits.addressSpaceBytes)]
+        var arguments = ["--for", types.map(\.rawValue).sorted().joined(separator: ","), "--address-space", String(limits.addressSpaceBytes)]
+        if configuration != AnalysisConfiguration(), let json = Self.encode(configuration) {
+            arguments += ["--configuration", json]
+        }
+        return arguments
+    }
+
+    /// `configuration` as compact JSON, the form `cadenza worker --configuration` reads.
+    public static func encode(_ configuration: AnalysisConfiguration) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return (try? encoder.encode(configuration)).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// The configuration in `json` (written by ``encode(_:)``); `nil` when it does not parse.
+    public static func decodeConfiguration(_ json: String) -> AnalysisConfiguration? {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try? decoder.decode(AnalysisConfiguration.self, from: Data(json.utf8))
     }
 }
 

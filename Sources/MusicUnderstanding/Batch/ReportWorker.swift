@@ -19,7 +19,8 @@ public enum ReportWorker {
     /// - Parameters:
     ///   - types: the analyses to run on every input (with the default ``AnalysisConfiguration``).
     ///   - addressSpaceLimit: `RLIMIT_AS` in bytes, or nil for none.
-    public static func serve(types: Set<AnalysisType>, addressSpaceLimit: UInt64?) -> Int32 {
+    public static func serve(types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
+                             addressSpaceLimit: UInt64?) -> Int32 {
         signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let protocolOut = dup(STDOUT_FILENO)
@@ -35,7 +36,7 @@ public enum ReportWorker {
             _exit(0)
         }
         let faults = ProcessInfo.processInfo.environment[faultHookVariable] == "1"
-        let analyzer = FileAnalyzer(types: types)
+        let analyzer = FileAnalyzer(types: types, configuration: configuration)
         // Ready: the batch starts an input's clock only now, not while this process was starting.
         guard PipeIO.write(protocolOut, WorkerFrame.progress(seconds: 0).encoded) else { return 0 }
         var buffer: [UInt8] = []

@@ -34,7 +34,7 @@ public struct FrameFeature: Sendable {
 }
 
 /// How the frames inside one segment are combined, per dimension.
-public enum SegmentReduction: Sendable, Hashable {
+public enum SegmentReduction: Sendable, Hashable, Codable {
     /// Arithmetic mean (the default; beat-synchronous chroma and MFCCs).
     case mean
     /// Maximum.

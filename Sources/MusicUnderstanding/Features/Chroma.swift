@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The defaults follow Gómez (2006) where the paper gives a value and are otherwise chosen for
 /// key estimation on mixed pop/classical material.
-public struct ChromaConfiguration: Sendable, Hashable {
+public struct ChromaConfiguration: Sendable, Hashable, Codable {
     /// Lowest spectral peak frequency considered, Hz. Default 130 (C3). Below it the 10.8 Hz
     /// bins of the shared 2048-point STFT are wider than a semitone, adjacent bass notes merge
     /// into one peak and the interpolated pitch is unreliable; measured on the evaluation corpus,

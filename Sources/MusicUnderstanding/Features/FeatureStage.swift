@@ -1,7 +1,7 @@
 import Foundation
 
 /// Settings of the shared spectral representation that the musical analyses consume.
-public struct FeatureConfiguration: Sendable, Hashable {
+public struct FeatureConfiguration: Sendable, Hashable, Codable {
     /// Rate of the mono analysis signal, Hz.
     public var sampleRate: Double = 22_050
     /// STFT frame length in samples (Hann window).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Settings of the harmonic/percussive/residual separation computed from the shared STFT.
-public struct HarmonicPercussiveConfiguration: Sendable, Hashable {
+public struct HarmonicPercussiveConfiguration: Sendable, Hashable, Codable {
     /// Length in STFT frames of the median filter across time that enhances harmonic (steady)
     /// components. Default 17 (about 200 ms at 86 frames/s; Fitzgerald 2010 uses 17). Even
     /// values are rounded up to the next odd one. The output is delayed by half of it.

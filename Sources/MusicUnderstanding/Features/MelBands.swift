@@ -1,7 +1,7 @@
 import Foundation
 
 /// Settings of the mel filterbank and the MFCCs computed from the shared STFT.
-public struct MelConfiguration: Sendable, Hashable {
+public struct MelConfiguration: Sendable, Hashable, Codable {
     /// Number of mel bands. Default 40 (Slaney's Auditory Toolbox uses 40 filters; 40 is also
     /// the common choice for MFCC-based timbre features).
     public var bandCount: Int = 40

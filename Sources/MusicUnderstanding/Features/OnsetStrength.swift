@@ -51,7 +51,7 @@ public struct OnsetFeatures: Sendable {
 }
 
 /// Settings of the onset-strength computation.
-public struct OnsetConfiguration: Sendable, Hashable {
+public struct OnsetConfiguration: Sendable, Hashable, Codable {
     /// Lowest filterbank centre frequency as a MIDI pitch (default 24, C1 = 32.7 Hz).
     public var lowestPitch: Int = 24
     /// Highest filterbank centre frequency as a MIDI pitch (default 123, about 9.96 kHz).

@@ -41,7 +41,7 @@ import Foundation
 /// ``Configuration/silenceLevel`` (relative to `G`) or below ``Configuration/absoluteFloor``.
 public struct InstrumentActivityAnalyzer: Sendable {
     /// Settings of instrument activity, with documented defaults.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Mix level below which nothing is present, dB relative to the mix reference `G`
         /// (default −45).
         public var silenceLevel: Float = -45

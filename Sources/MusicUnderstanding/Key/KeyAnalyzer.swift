@@ -34,7 +34,7 @@ import Foundation
 /// in part is covered entirely by that key.
 public struct KeyAnalyzer: Sendable {
     /// Parameters of the key analysis, with their defaults.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Key profile compared with the chroma. Default: the edma profile (Faraldo et al. 2016).
         public var profile: KeyProfile = .edma
         /// Further profiles whose correlations are averaged, with equal weights, with those of

@@ -3,7 +3,7 @@ import Foundation
 /// Key profiles: the expected weight of each pitch class (relative to the tonic) in a major and
 /// a minor key. A chroma vector is compared with the 24 rotations of a profile by Pearson
 /// correlation (the Krumhansl–Schmuckler method).
-public struct KeyProfile: Sendable, Hashable {
+public struct KeyProfile: Sendable, Hashable, Codable {
     /// Name of the profile.
     public var name: String
     /// Weights of the 12 pitch classes above the tonic in a major key, tonic first.

@@ -36,7 +36,7 @@ import Foundation
 /// the input.
 public struct PaceAnalyzer: Sendable {
     /// Settings of pace, with documented defaults.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Bars per range when the rhythm analysis found bars (default 2).
         public var barsPerRange: Int = 2
         /// Range length when there are no bars, seconds (default 5).

@@ -13,7 +13,7 @@ import Foundation
 ///    low-band onsets and accents (Durand et al. 2015), decoded with a bar-position Viterbi.
 public struct RhythmAnalyzer: Sendable {
     /// Settings of the rhythm analysis, with documented defaults.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Lowest tempo considered, BPM (default 40).
         public var minimumBPM: Double = 40
         /// Highest tempo considered, BPM (default 240).
@@ -99,6 +99,20 @@ public struct RhythmAnalyzer: Sendable {
         /// Weight of the low-band onset curve added to the broadband one for tempo and beat
         /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
         public var lowBandBeatWeight: Float = 2
+        /// Weight of the high-band onsets (above ``OnsetConfiguration/highBandMinimum``, hi-hats,
+        /// cymbals, shakers) in the curve whose periodicity chooses the tempo, against 1 for the
+        /// rest of the spectrum (default 0.5). The adaptive whitening brings a quiet hi-hat to the
+        /// scale of the kick in its own bands; listeners tap the kick and snare level and hear the
+        /// hats as its subdivision (percussion weighting: McKinney & Moelants 2006 find the
+        /// tapped level follows the low-frequency accents), so their periodicity counts half.
+        /// Beat placement still uses the full curve.
+        public var highBandTempoWeight: Float = 0.5
+        /// A tempo range the reported tempo is folded into by octaves, as DJ software does with
+        /// its BPM range (e.g. `70...140`; default `nil`: the metrical level listeners tap).
+        /// The estimate moves to the double or half period until it lies inside, and the beats
+        /// follow; the range must span at least an octave (upper ≥ 2 × lower) within
+        /// ``minimumBPM``...``maximumBPM`` for every tempo to have a place in it.
+        public var foldedTempoRange: ClosedRange<Double>?
         /// Leading and trailing beats with an onset peak below this share of the median beat
         /// onset peak are dropped (default 0.4).
         public var edgeOnsetRatio: Double = 0.4
@@ -173,8 +187,14 @@ public struct RhythmAnalyzer: Sendable {
             let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.clipPercentile))]
             if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
         }
+        // Tempo curve: the beat-tracking curve with the high band down-weighted.
+        var tempoCurve = curve
+        if onset.highStrength.count == curve.count, configuration.highBandTempoWeight != 1 {
+            let drop = 1 - configuration.highBandTempoWeight
+            for i in tempoCurve.indices { tempoCurve[i] = max(0, tempoCurve[i] - drop * onset.highStrength[i]) }
+        }
         let estimator = TempoEstimator(configuration: configuration)
-        guard let tempo = estimator.estimate(curve, frameRate: fps, harmonicChange: harmonicChange(harmony),
+        guard let tempo = estimator.estimate(tempoCurve, frameRate: fps, harmonicChange: harmonicChange(harmony),
                                              harmonicRate: harmony?.frameRate ?? fps),
               tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience else { return empty }
         let activation = makeActivation(curve, frameRate: fps)
@@ -197,13 +217,15 @@ public struct RhythmAnalyzer: Sendable {
         // placement of the window over a peak alike, so the decoded beat may be up to τ / λ frames
         // off it (madmom's `correct` step of the DBN beat tracker does the same).
         let beatTimes = beatFrames.map { max(0, refine($0, curve: curve, radius: radius) / fps + configuration.latency) }
-        // Tempo: median of inter-beat intervals averaged over 4 beats (sub-frame resolution).
-        var spans: [Double] = []
-        let step = min(4, beatTimes.count - 1)
-        for i in 0..<(beatTimes.count - step) { spans.append((beatTimes[i + step] - beatTimes[i]) / Double(step)) }
-        spans.sort()
-        let ibi = spans[spans.count / 2]
+        let ibi = medianInterval(beatTimes)
         let bpm: Float? = ibi > 0 ? Float(60 / ibi) : nil
+        // The tempo's octave alternatives, with the estimator's confidences, at the beats' tempo.
+        var candidates: [TempoCandidate] = []
+        if let bpm, let chosen = tempo.candidates.first {
+            candidates = tempo.candidates.map { c in
+                TempoCandidate(beatsPerMinute: Double(bpm) * c.beatsPerMinute / chosen.beatsPerMinute, confidence: c.confidence)
+            }
+        }
         var bars: [Double] = []
         var beatsPerBar: Int?
         let downbeats = DownbeatTracker(configuration: configuration)
@@ -212,9 +234,96 @@ public struct RhythmAnalyzer: Sendable {
             bars = decoded.downbeatIndices.map { beatTimes[$0] }
             beatsPerBar = decoded.beatsPerBar
         }
-        return RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
-                            beatsPerBar: bars.isEmpty ? nil : beatsPerBar)
+        var result = RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
+                                  beatsPerBar: bars.isEmpty ? nil : beatsPerBar, tempoCandidates: candidates)
+        if let range = configuration.foldedTempoRange {
+            result = fold(result, into: range, beatFrames: beatFrames, curve: curve, radius: radius)
+        }
+        if let bpm = result.beatsPerMinute {
+            // The reported tempo first (its octave neighbour, when folded).
+            let reported = Double(bpm)
+            if let i = result.tempoCandidates?.firstIndex(where: { abs($0.beatsPerMinute / reported - 1) < 0.02 }) {
+                let c = result.tempoCandidates?.remove(at: i)
+                if let c { result.tempoCandidates?.insert(TempoCandidate(beatsPerMinute: reported, confidence: c.confidence), at: 0) }
+            } else {
+                result.tempoCandidates?.insert(TempoCandidate(beatsPerMinute: reported, confidence: 0), at: 0)
+            }
+        } else {
+            result.tempoCandidates = nil
+        }
+        return result
     }
+
+    /// Folds the beat grid by octaves into `range` (DJ software's BPM range): while the tempo is
+    /// above it, every other beat is kept (the phase holding the downbeats, or with the stronger
+    /// onsets when there are none); while below it, a beat is added halfway between each two.
+    /// Downbeats stay where they are and `beatsPerBar` halves or doubles with the beats (an odd
+    /// meter cannot be halved: its bars stay, not all on beats, with `beatsPerBar` `nil`).
+    func fold(_ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], curve: [Float],
+              radius: Int) -> RhythmResult {
+        var out = result
+        var frames = beatFrames
+        var steps = 0
+        while steps < 3, out.beats.count >= 2, let bpm = out.beatsPerMinute.map(Double.init) {
+            steps += 1
+            if bpm > range.upperBound, out.beats.count >= 4 {
+                let downbeatIndices = out.bars.compactMap { bar in out.beats.firstIndex(of: bar) }
+                let phase: Int
+                if let first = downbeatIndices.first, downbeatIndices.allSatisfy({ ($0 - first) % 2 == 0 }) {
+                    phase = first % 2
+                } else {
+                    phase = strongerPhase(frames, curve: curve, radius: radius)
+                }
+                let keep = out.beats.indices.filter { $0 % 2 == phase }
+                frames = keep.map { frames[$0] }
+                out.beats = keep.map { out.beats[$0] }
+                if let n = out.beatsPerBar, n % 2 == 0, downbeatIndices.allSatisfy({ $0 % 2 == phase }) {
+                    out.beatsPerBar = n / 2
+                } else {
+                    out.beatsPerBar = nil
+                }
+            } else if bpm < range.lowerBound {
+                var newFrames: [Int] = [], newBeats: [Double] = []
+                for i in out.beats.indices {
+                    newFrames.append(frames[i]); newBeats.append(out.beats[i])
+                    if i + 1 < out.beats.count {
+                        newFrames.append((frames[i] + frames[i + 1]) / 2)
+                        newBeats.append((out.beats[i] + out.beats[i + 1]) / 2)
+                    }
+                }
+                frames = newFrames
+                out.beats = newBeats
+                out.beatsPerBar = out.beatsPerBar.map { $0 * 2 }
+            } else {
+                break
+            }
+            let ibi = medianInterval(out.beats)
+            out.beatsPerMinute = ibi > 0 ? Float(60 / ibi) : nil
+        }
+        return out
+    }
+
+    /// 0 or 1: the parity of the beats with the larger summed onset peaks.
+    func strongerPhase(_ beats: [Int], curve: [Float], radius: Int) -> Int {
+        var sums: [Float] = [0, 0]
+        for (i, f) in beats.enumerated() {
+            let p = peakFrame(near: f, curve: curve, radius: radius)
+            if p >= 0, p < curve.count { sums[i % 2] += curve[p] }
+        }
+        return sums[1] > sums[0] ? 1 : 0
+    }
+
+    /// Median inter-beat interval, each interval averaged over up to 4 beats (sub-frame
+    /// resolution); 0 with fewer than 2 beats.
+    func medianInterval(_ beatTimes: [Double]) -> Double {
+        guard beatTimes.count >= 2 else { return 0 }
+        var spans: [Double] = []
+        let step = min(4, beatTimes.count - 1)
+        for i in 0..<(beatTimes.count - step) { spans.append((beatTimes[i + step] - beatTimes[i]) / Double(step)) }
+        spans.sort()
+        return spans[spans.count / 2]
+    }
+
 
     /// Median over `beats` of the largest relative flux within `radius` frames of each beat (1
     /// when the features carry no relative flux, as hand-made test features may not).

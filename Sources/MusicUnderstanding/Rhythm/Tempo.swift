@@ -12,6 +12,10 @@ struct TempoEstimate: Sendable {
     var salience: Double
     /// Peak-to-background ratio of the autocorrelation at `period` over the tempo range.
     var contrast: Double
+    /// The chosen metrical level and its octave neighbours (half and double the period, where
+    /// they lie in the tempo range), each with its share of their summed scores; the chosen
+    /// level first.
+    var candidates: [TempoCandidate] = []
 }
 
 /// Global tempo from the periodicity of the onset strength.
@@ -124,10 +128,9 @@ struct TempoEstimator: Sendable {
         }
         let centre = 60 / configuration.preferredBPM * frameRate
         let sigma = configuration.tempoPriorOctaves
-        var bestScore = 0.0, bestLag = 0
-        for l in minLag...maxLag {
-            // Only local maxima of the autocorrelation are candidate periods.
-            guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
+        /// The resonance score of period `l`: its comb of metrical multiples plus the chord
+        /// periodicity, weighted by the tempo prior.
+        func score(_ l: Int) -> Double {
             let tau = Double(l)
             let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
                 + configuration.harmonic4 * comb(4 * tau, 4)
@@ -141,8 +144,14 @@ struct TempoEstimator: Sendable {
                     chord = max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
                 }
             }
-            let score = (harmonic + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
-            if score > bestScore { bestScore = score; bestLag = l }
+            return (harmonic + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
+        }
+        var bestScore = 0.0, bestLag = 0
+        for l in minLag...maxLag {
+            // Only local maxima of the autocorrelation are candidate periods.
+            guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
+            let s = score(l)
+            if s > bestScore { bestScore = s; bestLag = l }
         }
         guard bestLag > 0 else { return nil }
         // Grouping: descend the hierarchy while the level at half (or a third of) the period
@@ -162,6 +171,22 @@ struct TempoEstimator: Sendable {
             guard faster >= minLag, faster < bestLag, a[faster] > 0 else { break }
             bestLag = faster
         }
+        // The score of the level the estimate settled on is at least that of the level it was
+        // first chosen at (descending moves the same evidence to the faster level).
+        let chosenScore = max(bestScore, score(bestLag))
+        // Octave neighbours of the chosen level with their scores (the chosen one keeps the
+        // score it won with).
+        var candidates: [(lag: Int, score: Double)] = [(bestLag, chosenScore)]
+        for k in [2, -2] {
+            let target = k > 0 ? Double(bestLag) * 2 : Double(bestLag) / 2
+            let l = peak(a, near: target)
+            guard l >= minLag, l <= maxLag, abs(Double(l) / target - 1) < 0.1, l != bestLag else { continue }
+            candidates.append((l, score(l)))
+        }
+        let total = candidates.reduce(0) { $0 + $1.score }
+        let tempoCandidates = candidates.map { c in
+            TempoCandidate(beatsPerMinute: 60 * frameRate / Double(c.lag), confidence: total > 0 ? c.score / total : 0)
+        }
         // Parabolic interpolation of the peak.
         var period = Double(bestLag)
         let y0 = acf[bestLag - 1], y1 = acf[bestLag], y2 = acf[bestLag + 1]
@@ -177,7 +202,8 @@ struct TempoEstimator: Sendable {
         let spread = max(1e-6, range[Int(Double(range.count - 1) * 0.9)] - median)
         let contrast = (acf[bestLag] - median) / spread
         return TempoEstimate(period: period, beatsPerMinute: 60 * frameRate / period,
-                             salience: max(salience, acf[bestLag]), contrast: contrast)
+                             salience: max(salience, acf[bestLag]), contrast: contrast,
+                             candidates: tempoCandidates)
     }
 
     /// The local maximum of `a` reached by hill climbing from the lag nearest `lag`.

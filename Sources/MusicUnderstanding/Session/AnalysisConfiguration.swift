@@ -8,7 +8,7 @@
 /// configuration.key.finalChordDuration = 0   // no closing-chord decision (faded songs)
 /// let session = try await MusicUnderstandingSession(url: songURL, configuration: configuration)
 /// ```
-public struct AnalysisConfiguration: Sendable, Hashable {
+public struct AnalysisConfiguration: Sendable, Hashable, Codable {
     /// The shared STFT (rate of the mono analysis signal, frame and hop size).
     public var features = FeatureConfiguration()
     /// Onset-strength settings (the SuperFlux filterbank shared by rhythm, pace and structure).

@@ -28,7 +28,7 @@ import Foundation
 /// 5. Functions by heuristics over repetition, position and energy (see ``functions(labels:energy:lengths:)``).
 public struct StructureAnalyzer: Sendable {
     /// Settings of the structure analysis.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Half-width `L` in bars of the checkerboard kernel for sections (the kernel spans
         /// `2L` bars); 4 bars = one typical phrase on each side of the candidate boundary.
         public var sectionKernelBars: Int = 4
