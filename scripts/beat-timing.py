@@ -6,7 +6,7 @@ sample rates and through lossy codecs (ffmpeg), analyses them with the cadenza b
 the signed error of every reported beat against the nearest true onset (median, mean, worst),
 the number of onsets without a beat within 70 ms and whether the onset at t = 0 got its beat.
 
-Usage: scripts/beat-timing.py [path/to/cadenza] (default .build/release/cadenza)
+Usage: scripts/beat-timing.py [path/to/cadenza] [--configuration FILE] (default .build/release/cadenza)
 Tooling only (numpy + ffmpeg); the product never runs Python.
 """
 import json
@@ -85,7 +85,13 @@ def write(y, rate, path, codec):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else ".build/release/cadenza"
+    argv = sys.argv[1:]
+    extra = []
+    if "--configuration" in argv:
+        i = argv.index("--configuration")
+        extra = argv[i:i + 2]
+        del argv[i:i + 2]
+    binary = argv[0] if argv else ".build/release/cadenza"
     cases = []
     with tempfile.TemporaryDirectory() as d:
         for kind in ["click", "impulse", "drums", "plucked", "bowed"]:
@@ -97,7 +103,7 @@ def main():
                     path = os.path.join(d, f"{kind}_{start}_{rate}_{codec}.{ext}")
                     write(render(kind, times, rate), rate, path, codec)
                     cases.append((kind, start, rate, codec, path, times))
-        out = subprocess.run([binary, "analyze", "--no-progress", "--jobs", "1", "--for", "rhythm"]
+        out = subprocess.run([binary, "analyze", "--no-progress", "--jobs", "1", "--for", "rhythm"] + extra
                              + [c[4] for c in cases], capture_output=True, text=True).stdout
         reports = {}
         for line in out.splitlines():

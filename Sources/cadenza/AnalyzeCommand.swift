@@ -53,6 +53,20 @@ struct AnalyzeOptions: OptionGroup {
                                                  help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).") { (text, _) throws(UsageError) in
         do throws(TempoRangeError) { return try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) } catch { throw UsageError(description: error.description) }
     }
+    let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
+                                                      help: "JSON file of settings that differ from the defaults (README, \"Configuration\").") { (text, name) throws(UsageError) in
+        guard let data = FileManager.default.contents(atPath: text) else { throw UsageError(description: "cannot read \(name) file '\(text)'") }
+        let configuration: AnalysisConfiguration
+        do throws(ConfigurationError) { configuration = try AnalysisConfiguration(overridingDefaultsWith: data) } catch {
+            throw UsageError(description: "\(name) \(text): \(error)")
+        }
+        if let range = configuration.rhythm.foldedTempoRange {
+            do throws(TempoRangeError) { try configuration.rhythm.validate(foldedTempoRange: range) } catch {
+                throw UsageError(description: "\(name) \(text): \(error)")
+            }
+        }
+        return configuration
+    }
     let progressInterval = Option<Double>(names: ["--progress-interval"], value: "s",
                                           help: "Seconds between plain progress lines when stderr is not a terminal (default 30).") { (text, name) throws(UsageError) in
         guard let v = Double(text), v > 0, v.isFinite else {
@@ -68,7 +82,7 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--tempo-range <low-high>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--tempo-range <low-high>] [--configuration <file>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -114,8 +128,8 @@ enum AnalyzeCommand {
         var limits = WorkerLimits(timeout: args[\.timeout])
         if let mb = args[\.memoryLimit] { limits.memoryBytes = UInt64(mb) << 20 }
         // Every input is analysed in a worker process (this executable, `cadenza worker`).
-        var configuration = AnalysisConfiguration()
-        configuration.rhythm.foldedTempoRange = args[\.tempoRange]
+        var configuration = args[\.configuration] ?? AnalysisConfiguration()
+        if let range = args[\.tempoRange] { configuration.rhythm.foldedTempoRange = range }
         let producer = Bundle.main.executablePath.map {
             ProcessReportProducer(executable: $0, types: types, configuration: configuration, workers: jobs, limits: limits)
         }

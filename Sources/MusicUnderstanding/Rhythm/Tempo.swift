@@ -146,6 +146,22 @@ struct TempoEstimator: Sendable {
             }
             return (harmonic + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
         }
+        /// Periodicity of the harmonic change at period `tau` (onset frames), 0 without chroma.
+        func chordAt(_ tau: Double) -> Double {
+            guard !chordACF.isEmpty else { return 0 }
+            let x = tau * chordRate / frameRate
+            let i = Int(x.rounded(.down))
+            guard i >= 0, i + 1 < chordACF.count else { return 0 }
+            let f = x - Double(i)
+            return max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
+        }
+        /// The largest harmonic-change periodicity within one chroma block of period `tau` (the
+        /// chord curve's coarse rate splits a sharp pulse between two neighbouring lags).
+        func chordPeak(_ tau: Double) -> Double {
+            guard chordRate > 0 else { return 0 }
+            let block = frameRate / chordRate
+            return max(chordAt(tau - block), chordAt(tau), chordAt(tau + block))
+        }
         var bestScore = 0.0, bestLag = 0
         for l in minLag...maxLag {
             // Only local maxima of the autocorrelation are candidate periods.
@@ -169,6 +185,18 @@ struct TempoEstimator: Sendable {
             guard max(half, third) >= configuration.subdivisionRatio * a[bestLag] else { break }
             let faster = peak(a, near: half >= third ? tau / 2 : tau / 3)
             guard faster >= minLag, faster < bestLag, a[faster] > 0 else { break }
+            // Harmony as the accent that groups a steady stream of notes (Lerdahl & Jackendoff's
+            // harmonic-rhythm preference; Goto 2001): when chords change with clear periodicity
+            // at the current level but not at the faster one, the faster pulse is a subdivision
+            // (quavers in a chorale), not the beat.
+            if configuration.harmonicGroupingRatio > 0 {
+                let current = chordPeak(tau), sub = chordPeak(Double(faster))
+                // An isochronous stream (identical events, a click track) is its own beat whatever
+                // the chroma sampling makes of it.
+                let isochronous = max(half, third) >= 0.98 * a[bestLag]
+                if !isochronous, current >= configuration.harmonicGroupingFloor,
+                   sub < configuration.harmonicGroupingRatio * current { break }
+            }
             bestLag = faster
         }
         // The score of the level the estimate settled on is at least that of the level it was

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings of every analysis and of the shared features, passed to a session
 /// (``MusicUnderstandingSession/init(url:configuration:)``), a ``FileAnalyzer`` or a batch.
 ///
@@ -32,4 +34,70 @@ public struct AnalysisConfiguration: Sendable, Hashable, Codable {
 
     /// The defaults.
     public init() {}
+}
+
+/// Why a JSON configuration (``AnalysisConfiguration/init(overridingDefaultsWith:)``) is unusable.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not a JSON object.
+    case notAnObject
+    /// A key that no setting has, as a dotted path (`rhythm.bogus`).
+    case unknownSetting(String)
+    /// A value of the wrong type or out of its domain, with the decoder's explanation.
+    case invalidValue(String)
+
+    public var description: String {
+        switch self {
+        case .notAnObject: return "the configuration is not a JSON object"
+        case .unknownSetting(let path): return "unknown setting '\(path)'"
+        case .invalidValue(let reason): return "invalid setting: \(reason)"
+        }
+    }
+}
+
+extension AnalysisConfiguration {
+    /// The defaults with the settings named in `json` replaced: a JSON object of the same shape
+    /// as the configuration, holding only what changes, e.g.
+    /// `{"rhythm": {"foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}`.
+    /// Unknown keys are refused, so a misspelt setting never silently keeps its default.
+    public init(overridingDefaultsWith json: Data) throws(ConfigurationError) {
+        guard let patch = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { throw .notAnObject }
+        guard let defaults = ProcessReportProducer.encode(AnalysisConfiguration()),
+              var base = try? JSONSerialization.jsonObject(with: Data(defaults.utf8)) as? [String: Any] else {
+            throw .invalidValue("the defaults cannot be encoded")
+        }
+        try Self.merge(patch, into: &base, path: "")
+        guard let merged = try? JSONSerialization.data(withJSONObject: base) else { throw .invalidValue("not encodable") }
+        do {
+            let decoder = JSONDecoder()
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            self = try decoder.decode(AnalysisConfiguration.self, from: merged)
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.dataCorrupted(context),
+                let DecodingError.valueNotFound(_, context) {
+            throw .invalidValue(context.codingPath.map(\.stringValue).joined(separator: ".") + ": " + context.debugDescription)
+        } catch {
+            throw .invalidValue("\(error)")
+        }
+    }
+
+    /// Replaces the members of `base` named in `patch`, recursing into objects that both have.
+    private static func merge(_ patch: [String: Any], into base: inout [String: Any], path: String) throws(ConfigurationError) {
+        for (key, value) in patch {
+            let here = path.isEmpty ? key : path + "." + key
+            // Optional settings whose default is nil are absent from the encoded defaults; they
+            // are known when the type has them, which decoding checks.
+            guard let current = base[key] else {
+                if optionalSettings.contains(here) { base[key] = value; continue }
+                throw .unknownSetting(here)
+            }
+            if var object = current as? [String: Any], let sub = value as? [String: Any] {
+                try merge(sub, into: &object, path: here)
+                base[key] = object
+            } else {
+                base[key] = value
+            }
+        }
+    }
+
+    /// Settings whose default is `nil` (absent from the encoded defaults).
+    static let optionalSettings: Set<String> = ["rhythm.foldedTempoRange"]
 }
