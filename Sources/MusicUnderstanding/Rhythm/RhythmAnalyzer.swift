@@ -241,7 +241,9 @@ public struct RhythmAnalyzer: Sendable {
         var candidates: [TempoCandidate] = []
         if let bpm, let chosen = tempo.candidates.first {
             candidates = tempo.candidates.map { c in
-                TempoCandidate(beatsPerMinute: Double(bpm) * c.beatsPerMinute / chosen.beatsPerMinute, confidence: c.confidence)
+                // Exact octaves of the beats' tempo (the periodicity peaks are only frame-exact).
+                let octave = pow(2, log2(c.beatsPerMinute / chosen.beatsPerMinute).rounded())
+                return TempoCandidate(beatsPerMinute: Double(bpm) * octave, confidence: c.confidence)
             }
         }
         var bars: [Double] = []
