@@ -123,6 +123,10 @@ enum AnalyzeCommand {
         let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         if args[\.force] && args[\.output] == nil { Cadenza.usageFailure("--force needs --output (it redoes reports kept in the folder)", spec) }
         let job: BatchJob
+        // Tags go in before the report is written, which then records the tagged file's stamp.
+        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard) : nil
+        var finishing: (@Sendable (Report) -> Report)?
+        if let tagger { finishing = { report in tagger.tag(report) } }
         let types = requested.isEmpty ? AnalysisType.available : requested
         let jobs = args[\.jobs] ?? ProcessInfo.processInfo.activeProcessorCount
         var limits = WorkerLimits(timeout: args[\.timeout])
@@ -135,7 +139,7 @@ enum AnalyzeCommand {
         }
         do throws(BatchError) {
             job = try BatchJob(paths: args.positionals, types: types, configuration: configuration, jobs: jobs, sink: sink,
-                               producer: producer, force: args[\.force], shard: args[\.shard])
+                               producer: producer, force: args[\.force], shard: args[\.shard], beforeWriting: finishing)
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):
@@ -150,7 +154,6 @@ enum AnalyzeCommand {
         let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
-        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard) : nil
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
         let terminate = SignalWatcher(signal: SIGTERM) { job.cancel() }
         let summary = await job.run { event in
@@ -163,9 +166,9 @@ enum AnalyzeCommand {
                     progress.clear()
                     printError("error: \(sanitized(error.message))")
                 }
-                if let tagger, report.error == nil, let failure = tagger.tag(report, path: path) {
+                if let failure = tagger?.takeFailure(path) {
                     progress.clear()
-                    printError("error: \(sanitized("\(failure)"))")
+                    printError("error: \(sanitized(failure))")
                 }
             }
             progress.record(event)
@@ -183,21 +186,26 @@ enum AnalyzeCommand {
     }
 }
 
-/// `--write-tags`: tags each analysed file through the library's ``TagWriter`` and counts failures.
+/// `--write-tags`: tags each analysed file through the library's ``TagWriter/tag(_:keyNotation:)``
+/// and keeps each failure until the input's event prints it.
 final class FileTagger: Sendable {
     let notation: TagWriter.KeyNotation
-    private let failed = Mutex(0)
+    private struct State { var failures = 0; var messages: [String: String] = [:] }
+    private let state = Mutex(State())
     init(notation: TagWriter.KeyNotation) { self.notation = notation }
-    var failures: Int { failed.withLock { $0 } }
+    var failures: Int { state.withLock { $0.failures } }
 
-    /// Tags the input of `report`; the failure's description, or nil.
-    func tag(_ report: Report, path: String) -> String? {
+    /// The report with the tagged file's stamp (the report as it is for an error record or a failure).
+    func tag(_ report: Report) -> Report {
+        guard report.error == nil else { return report }
         do throws(TagWriteError) {
-            try TagWriter().write(TagWriter.tags(for: report, path: path, keyNotation: notation), to: path)
-            return nil
+            return try TagWriter().tag(report, keyNotation: notation)
         } catch {
-            failed.withLock { $0 += 1 }
-            return error.description
+            state.withLock { $0.failures += 1; $0.messages[report.source.path] = error.description }
+            return report
         }
     }
+
+    /// The failure to tag `path`, once.
+    func takeFailure(_ path: String) -> String? { state.withLock { $0.messages.removeValue(forKey: path) } }
 }

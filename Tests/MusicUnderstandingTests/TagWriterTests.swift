@@ -202,4 +202,34 @@ struct WriteTagsCLITests {
         let bad = try await CLI.run(["analyze", "--for", "loudness", "--write-tags", "--key-notation", "open", flac])
         #expect(bad.status == 2 && bad.err.contains("unknown notation 'open'"))
     }
+
+    @Test("--write-tags with --output: the report records the tagged file's stamp, so reruns with or without --write-tags keep it")
+    func taggedReportsStayCurrent() async throws {
+        let dir = try temporaryFolder("resume")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("music/drums.wav")
+        try FileManager.default.createDirectory(at: wav.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try WAVFile.write(ActivitySynth.drums(seconds: 4, bpm: 120), rate: Int(ActivitySynth.rate), channels: 1, to: wav)
+        let out = dir.appendingPathComponent("reports").path
+        let music = dir.appendingPathComponent("music").path
+        let first = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--write-tags", "--no-progress", "--output", out, music])
+        #expect(first.status == 0 && first.err.contains("1 analysed now"), "\(first.err)")
+        let reportFile = try #require(FileManager.default.subpaths(atPath: out)?.first { $0.hasSuffix(".json") })
+        let reportBytes = try Data(contentsOf: URL(fileURLWithPath: out + "/" + reportFile))
+        let report = try JSONDecoder().decode(Report.self, from: reportBytes)
+        let stamp = try #require(FileStamp.of(path: wav.path))
+        #expect(TagWriter.holds(try TagWriter.read(wav.path), TagWriter.tags(for: report, path: wav.path)))
+        #expect(report.source.size == stamp.size && report.source.modified == stamp.modified, "the stamp after tagging")
+        let audioBytes = try Data(contentsOf: wav)
+        for extra in [["--write-tags"], []] {
+            let again = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--no-progress", "--output", out] + extra + [music])
+            #expect(again.status == 0 && again.err.contains("0 analysed now, 1 current"), "\(extra): \(again.err)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + reportFile)) == reportBytes)
+            #expect(try Data(contentsOf: wav) == audioBytes)
+        }
+        // A file changed after tagging is analysed again.
+        try (audioBytes + Data([0, 0])).write(to: wav)
+        let changed = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--no-progress", "--output", out, music])
+        #expect(changed.err.contains("1 analysed now"), "\(changed.err)")
+    }
 }

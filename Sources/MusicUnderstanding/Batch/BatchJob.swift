@@ -51,6 +51,8 @@ public final class BatchJob: Sendable {
     public let sink: ReportSink
     /// What analyses the inputs.
     public let runner: BatchRunner
+    /// The step every analysed report goes through before it is written (see ``init(paths:types:configuration:jobs:sink:producer:cancellationGrace:discovery:force:shard:beforeWriting:)``).
+    public let beforeWriting: (@Sendable (Report) -> Report)?
 
     private struct State {
         var done = 0
@@ -75,6 +77,10 @@ public final class BatchJob: Sendable {
     ///   - discovery: how `paths` expand into inputs (a folder sink is added to its excluded folders).
     ///   - force: analyse every input even when its report in the folder sink is current.
     ///   - shard: take only this share of the inputs (by their paths relative to the folders in `paths`).
+    ///   - beforeWriting: runs on every analysed report before it is written (serially, in
+    ///     completion order) and returns the report to write; for example tagging the input
+    ///     (``TagWriter/tag(_:keyNotation:)``), which records the tagged file's stamp so that a
+    ///     resumed run finds the report current.
     /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` when `sink` is a folder that
     ///   cannot be created or written; nothing has been analysed then.
     public init(paths: [String], types: Set<AnalysisType> = AnalysisType.available,
@@ -85,7 +91,9 @@ public final class BatchJob: Sendable {
                 cancellationGrace: Duration = .seconds(1),
                 discovery: InputDiscovery = InputDiscovery(),
                 force: Bool = false,
-                shard: Shard? = nil) throws(BatchError) {
+                shard: Shard? = nil,
+                beforeWriting: (@Sendable (Report) -> Report)? = nil) throws(BatchError) {
+        self.beforeWriting = beforeWriting
         var discovery = discovery
         if case .directory(let dir) = sink {
             try Self.prepareOutputFolder(dir)
@@ -240,9 +248,10 @@ public final class BatchJob: Sendable {
         }
     }
 
-    private func deliver(_ report: Report, _ onEvent: @Sendable (BatchEvent) -> Void) {
+    private func deliver(_ analysed: Report, _ onEvent: @Sendable (BatchEvent) -> Void) {
         // Interrupted, or the output is gone: nothing more is written or counted.
         if state.withLock({ $0.cancelled || $0.outputFailure != nil }) { return }
+        let report = beforeWriting?(analysed) ?? analysed
         var writeError: ReportSink.WriteError?
         do { try sink.write(report, reportPath: reportPaths[report.source.path]) } catch { writeError = error }
         let stop = state.withLock { s -> Task<Void, Never>? in

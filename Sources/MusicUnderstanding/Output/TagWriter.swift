@@ -268,3 +268,26 @@ public struct AudioFingerprint: Sendable, Hashable {
         damage = decoder.damageNote
     }
 }
+
+extension TagWriter {
+    /// Writes the tags of `report` (``tags(for:path:keyNotation:)``) into its input file and
+    /// returns the report with the file's size and modification time after tagging in `source`,
+    /// so that a resumed batch finds the tagged file's report current (tagging changes only the
+    /// tags: ``verifiesAudio`` checks that the decoded audio is the same).
+    ///
+    /// The stamp is updated only when the file, just before tagging, still had the stamp the
+    /// report recorded before its analysis; a file changed by someone else meanwhile keeps the
+    /// report's old stamp, so the next resumed run analyses it again. When the tags were already
+    /// there (``Outcome/unchanged``) the report is returned as it is.
+    public func tag(_ report: Report, keyNotation: KeyNotation = .standard) throws(TagWriteError) -> Report {
+        let path = report.source.path
+        let before = FileStamp.of(path: path)
+        let outcome = try write(Self.tags(for: report, path: path, keyNotation: keyNotation), to: path)
+        guard outcome == .written, let before, before.size == report.source.size, before.modified == report.source.modified,
+              let after = FileStamp.of(path: path) else { return report }
+        var tagged = report
+        tagged.source.size = after.size
+        tagged.source.modified = after.modified
+        return tagged
+    }
+}
