@@ -49,7 +49,10 @@ enum MeterCommand {
 
         let session: MusicUnderstandingSession
         do {
-            session = try MusicUnderstandingSession(path: path, rawFormat: raw)
+            // Only the live steps are printed: the meter keeps no series (constant memory).
+            var configuration = AnalysisConfiguration()
+            configuration.loudness.keepsSeries = false
+            session = try MusicUnderstandingSession(path: path, rawFormat: raw, configuration: configuration)
         } catch {
             printError("error: \(error)")
             return 1

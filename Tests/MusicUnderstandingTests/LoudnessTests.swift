@@ -304,6 +304,22 @@ func chunkedInputGivesTheSameResult(chunkFrames: Int) {
     #expect(a.shortTerm.map(\.value) == b.shortTerm.map(\.value))
 }
 
+/// The live meter's mode: no series kept, every step and every summary value the same.
+@Test func meterWithoutSeriesGivesTheSameValues() {
+    let x = Signal.noise(seconds: 12.35)
+    let layout = AudioChannel.defaultLayout(channelCount: 2)
+    let full = LoudnessMeter(sampleRate: 48_000, channels: layout)
+    let live = LoudnessMeter(sampleRate: 48_000, channels: layout, configuration: .init(keepsSeries: false))
+    var fullSteps: [LoudnessStep] = [], liveSteps: [LoudnessStep] = []
+    full.add(x) { fullSteps.append($0) }
+    live.add(x) { liveSteps.append($0) }
+    #expect(fullSteps.count == 123 && liveSteps == fullSteps)
+    let a = full.result(), b = live.result()
+    #expect(a.momentary.count == 123 && b.momentary.isEmpty && b.shortTerm.isEmpty)
+    #expect(a.integrated.time == b.integrated.time && a.integrated.value == b.integrated.value && a.peak.time == b.peak.time)
+    #expect(a.peak.value == b.peak.value && a.loudnessRange == b.loudnessRange && a.truePeak == b.truePeak)
+}
+
 @Test(arguments: [48_000.0, 44_100.0, 22_050.0])
 func oneStepPerHundredMilliseconds(rate: Double) {
     let frames = Int(10.05 * rate)

@@ -41,7 +41,7 @@ public struct LoudnessStep: Sendable, Hashable {
 /// 5. ``TruePeakInterpolator`` oversamples each channel for the true peak.
 ///
 /// Memory is constant apart from the momentary and short-term series of the result (two values
-/// per 100 ms).
+/// per 100 ms), which ``Configuration/keepsSeries`` turns off for live metering.
 public final class LoudnessMeter {
     /// Options of the meter.
     public struct Configuration: Sendable, Hashable {
@@ -60,12 +60,22 @@ public final class LoudnessMeter {
         /// choice moves LRA by 0.2 LU on average (1: 0.21 LU mean absolute difference from
         /// libebur128, 10: below 0.001), on its stationary test signals not at all.
         public var loudnessRangeStride: Int
+        /// Whether ``LoudnessMeter/result()`` carries the momentary and short-term series (default
+        /// `true`): two values per 100 ms, 28 MB per 24 hours of audio. A live meter that reads
+        /// every step as it comes (`onStep`, ``MusicUnderstandingSession/loudnessResults``) sets it
+        /// `false`: its memory is then constant however long the input, like libebur128's
+        /// histogram mode (`EBUR128_MODE_HISTOGRAM`, jiixyj/libebur128 `ebur128.h`), and
+        /// `result()` has empty series. Integrated loudness and loudness range come from the
+        /// histograms (``LoudnessHistogram``) either way, so every value is the same.
+        public var keepsSeries: Bool
 
         /// Creates a configuration; every parameter has the documented default.
-        public init(measuresTruePeak: Bool = true, truePeakOversampling: Int? = nil, loudnessRangeStride: Int = 10) {
+        public init(measuresTruePeak: Bool = true, truePeakOversampling: Int? = nil, loudnessRangeStride: Int = 10,
+                    keepsSeries: Bool = true) {
             self.measuresTruePeak = measuresTruePeak
             self.truePeakOversampling = truePeakOversampling
             self.loudnessRangeStride = loudnessRangeStride
+            self.keepsSeries = keepsSeries
         }
     }
 
@@ -144,8 +154,10 @@ public final class LoudnessMeter {
         histories = [Float](repeating: 0, count: Self.history * channels.count)
         segmentPeaks = [Float](repeating: 0, count: channels.count)
         channelSums = [Double](repeating: 0, count: channels.count)
-        momentarySeries.reserveCapacity(3000)
-        shortTermSeries.reserveCapacity(3000)
+        if configuration.keepsSeries {
+            momentarySeries.reserveCapacity(3000)
+            shortTermSeries.reserveCapacity(3000)
+        }
     }
 
     /// Frame index where the k-th 100 ms step ends (steps follow `round(k·fs/10)`, so they are
@@ -254,8 +266,10 @@ public final class LoudnessMeter {
         let shortTermEnergy = meanEnergy(overLast: Self.shortTermSteps)
         lastMomentary = LoudnessScale.loudness(ofEnergy: momentaryEnergy)
         lastShortTerm = LoudnessScale.loudness(ofEnergy: shortTermEnergy)
-        momentarySeries.append(.init(time: time, value: Float(lastMomentary)))
-        shortTermSeries.append(.init(time: time, value: Float(lastShortTerm)))
+        if configuration.keepsSeries {
+            momentarySeries.append(.init(time: time, value: Float(lastMomentary)))
+            shortTermSeries.append(.init(time: time, value: Float(lastShortTerm)))
+        }
 
         // Gating blocks: full 400 ms windows every 100 ms (75 % overlap).
         if stepCount >= Self.momentarySteps {

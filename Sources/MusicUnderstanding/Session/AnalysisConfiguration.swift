@@ -31,6 +31,9 @@ public struct AnalysisConfiguration: Sendable, Hashable, Codable {
     public var instrumentActivity = InstrumentActivityAnalyzer.Configuration()
     /// How fast the music feels: perceived events per minute over time.
     public var pace = PaceAnalyzer.Configuration()
+    /// The loudness meter (true peak, loudness-range stride, whether the result keeps the
+    /// momentary and short-term series).
+    public var loudness = LoudnessMeter.Configuration()
 
     /// The defaults.
     public init() {}

@@ -57,7 +57,7 @@ final class AnalysisPipeline {
             }
             format = (buffer.sampleRate, buffer.channels)
             if features.contains(.loudness) {
-                meter = LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels)
+                meter = LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels, configuration: configuration.loudness)
             }
             if features.contains(where: \.needsSpectrum) {
                 do {
