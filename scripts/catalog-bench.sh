@@ -33,8 +33,9 @@ AUDIO=$(for f in "${FILES[@]}"; do ffprobe -v error -show_entries format=duratio
 
 # measure NAME COMMAND...: one row. CPU = the whole process tree (cadenza analyses in worker
 # processes), from a cgroup-v1 cpuacct group when one can be made, else GNU time of the parent;
-# peak MB = the largest resident set of any one process of the tree (a worker: memory per job) and,
-# in the last column, the peak of the tree's summed resident sets, sampled every 50 ms.
+# peak MB = the largest resident set of any one process of the tree (a worker: memory per job) and
+# the peak of the tree's summed resident sets (shared library pages counted once per process) and
+# summed proportional set sizes (PSS: shared pages split between their processes), sampled every 50 ms.
 cat > "$WORK/measure.py" <<'PY'
 import os, sys, time, subprocess, glob
 name, audio, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
@@ -49,7 +50,15 @@ def preexec():
 t0 = time.time(); ru0 = os.times()
 err = open(os.environ.get("MEASURE_ERR", "/dev/null"), "w")
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=preexec)
-hwm, peak_sum = {}, 0
+hwm, peak_sum, peak_pss = {}, 0, 0
+def pss(pid):
+    # Proportional set size: shared pages (the libraries every process maps) split between
+    # the processes that share them, so the sum over the tree is the memory the tree takes.
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"): return int(line.split()[1])
+    except OSError: pass
+    return 0
 def rss(pid, key):
     try:
         for line in open(f"/proc/{pid}/status"):
@@ -58,11 +67,13 @@ def rss(pid, key):
     return 0
 while p.poll() is None:
     pids = [int(x) for x in open(group + "/cgroup.procs").read().split()] if group else [p.pid]
-    total = 0
+    total, total_pss = 0, 0
     for pid in pids:
         hwm[pid] = max(hwm.get(pid, 0), rss(pid, "VmHWM:"))
         total += rss(pid, "VmRSS:")
+        total_pss += pss(pid)
     peak_sum = max(peak_sum, total)
+    peak_pss = max(peak_pss, total_pss)
     time.sleep(0.05)
 wall = time.time() - t0
 if group:
@@ -76,7 +87,7 @@ if group:
         pass
 else:
     ru = os.times(); cpu = (ru.children_user - ru0.children_user) + (ru.children_system - ru0.children_system)
-print(f"| {name} | {cpu:.1f} | {wall:.1f} | {audio / cpu:.0f} | {max(hwm.values()) / 1024:.0f} | {peak_sum / 1024:.0f} |")
+print(f"| {name} | {cpu:.1f} | {wall:.1f} | {audio / cpu:.0f} | {max(hwm.values()) / 1024:.0f} | {peak_sum / 1024:.0f} | {peak_pss / 1024:.0f} |")
 PY
 measure() { local name=$1; shift; MEASURE_ERR="$WORK/measure.err" python3 "$WORK/measure.py" "$name" "$AUDIO" "$@"; }
 
@@ -87,8 +98,8 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shar
 echo "steadier than wall times). ${#FILES[@]} files of the harness realmusic set as stereo 44.1 kHz MP3,"
 echo "$(python3 -c "print(f'{$AUDIO / 60:.1f}')") minutes of audio; one process over all files, one core."
 echo
-echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes, RSS) | peak MB (all processes, PSS) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 measure "ffmpeg decode only (\`-threads 1 -f null\`)" bash -c 'for f in "$@"; do ffmpeg -nostdin -loglevel error -threads 1 -i "$f" -f f32le -y /dev/null; done' _ "${FILES[@]}"
 measure "cadenza --for loudness (decode + loudness)" "$C" analyze --for loudness --jobs 1 --no-progress "${FILES[@]}"
 measure "**cadenza, all six analyses**" "$C" analyze --jobs 1 --no-progress "${FILES[@]}"
@@ -112,8 +123,8 @@ fi
 echo
 echo "## --jobs 2 against --jobs 1 (all six analyses, same files, wall time)"
 echo
-echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| run | CPU s | wall s | x real time per core | peak MB (largest process) | peak MB (all processes, RSS) | peak MB (all processes, PSS) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 measure "--jobs 1" "$C" analyze --jobs 1 --no-progress "${FILES[@]}"
 measure "--jobs 2" "$C" analyze --jobs 2 --no-progress "${FILES[@]}"
 if [ -n "${LONG_FILE:-}" ]; then
