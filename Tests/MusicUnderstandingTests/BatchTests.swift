@@ -12,7 +12,7 @@ import Testing
 
     @Test("BatchJob over a folder: one report or error record per input, written atomically, and the right summary")
     func folderOfGoodAndBadInputs() async throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         try work.copy("tone_2s_stereo.flac", to: "in/good.flac")
         try work.copy("truncated.mp3", to: "in/sub/damaged.mp3")     // partly decodes: a report with a warning
         try work.copy("random_bytes.flac", to: "in/bad.flac")        // an error record
@@ -77,7 +77,7 @@ import Testing
 
     @Test("An output folder that is not a writable directory is refused before any analysis")
     func unusableOutputFolderIsRefused() throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         try Data("x".utf8).write(to: URL(fileURLWithPath: work.path("file")))
         let counting = CountingProducer()
         let input = CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path
@@ -100,7 +100,7 @@ import Testing
 
     @Test("cancel() mid-run: in-flight inputs stop through their tokens, the job ends promptly, interrupted, no partial files")
     func cancelStopsInputsInFlight() async throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         let streams = try (0..<2).map { try SlowStream(at: work.path("stream\($0).wav")) }  // endless, one chunk every 20 ms
         try work.copy("tone_2s_stereo.flac", to: "later/a.flac")
         try work.copy("tone_44k_stereo.aiff", to: "later/b.aiff")
@@ -130,7 +130,7 @@ import Testing
 
     @Test("cancel() with an input stalled in a blocking open: the job still ends after the grace period")
     func cancelEndsDespiteStalledInput() async throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         let fifo = try Fifo(at: work.path("stalled.wav"))  // a silent writer: FFmpeg's first read blocks
         defer { fifo.release() }
         let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
@@ -151,7 +151,7 @@ import Testing
 
     @Test("Cancelling the task that awaits run() cancels the job")
     func taskCancellationCancelsTheJob() async throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         let fifo = try Fifo(at: work.path("stalled.wav"))
         defer { fifo.release() }
         let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, cancellationGrace: .milliseconds(100))
@@ -182,7 +182,7 @@ import Testing
 
     @Test("8 inputs blocked on 8 pool threads do not starve Swift's cooperative pool: 8 tasks sleeping 10 ms finish promptly")
     func blockedWorkersDoNotStarveTasks() async throws {
-        let work = try Scratch()
+        let work = try ScratchFolder()
         let fifos = try (0..<8).map { try Fifo(at: work.path("stall\($0).wav")) }
         defer { fifos.forEach { $0.release() } }
         let producer = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 8)
@@ -258,35 +258,6 @@ private final class CountingProducer: ReportProducer {
     }
 }
 
-/// A temporary folder, removed at the end of the test.
-private final class Scratch {
-    let root: URL
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-batch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
-
-    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    func copy(_ fixture: String, to relative: String) throws {
-        let target = root.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CLI.fixtures.appendingPathComponent(fixture), to: target)
-    }
-
-    /// Every file (not folder) below `relative`, hidden ones included; empty when it does not exist.
-    func files(under relative: String) throws -> [String] {
-        let dir = path(relative)
-        guard FileManager.default.fileExists(atPath: dir) else { return [] }
-        return (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { name in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: dir + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
-        }
-    }
-}
 
 /// A named pipe with a writer that never writes: a reader blocks in its first read until
 /// ``release()`` closes the writing end (end of file). (The decoder opens named pipes without

@@ -50,7 +50,7 @@ import Testing
 
     @Test("index: one row per report with its headline values; queries by tempo and Camelot neighbours")
     func indexAndQuery() throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         let out = scratch.path("reports")
         try Self.write([
             Self.report("music/a.mp3", bpm: 120, key: (.a, .minor)),           // 8A
@@ -100,7 +100,7 @@ import Testing
 
     @Test("CLI: cadenza index then query --format table|ndjson|csv; plain SQL sees the documented table")
     func commandLine() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try Self.write([Self.report("m/a, \"x\".mp3", bpm: 120, key: (.a, .minor)), Self.report("m/b.mp3", bpm: 123, key: (.e, .minor))],
                        to: scratch.path("r1"))
         try Self.write([Self.report("m/c.mp3", bpm: 125, key: (.d, .minor))], to: scratch.path("r2"))

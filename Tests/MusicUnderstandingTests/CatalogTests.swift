@@ -11,7 +11,7 @@ import Testing
 
     @Test("Resume: a second run keeps every current report; a touched file, other analyses or force redo it")
     func resumeKeepsCurrentReports() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
         try scratch.copy("tone_44k_stereo.aiff", to: "in/sub/b.aiff")
         try scratch.copy("notes.mp3", to: "in/bad.mp3")           // decodeFailed: about the content, kept
@@ -96,7 +96,7 @@ import Testing
 
     @Test("Stale temporary files (dead writer on this host, or older than 10 minutes) are removed; a live writer's are kept")
     func staleTemporaryFiles() throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         let target = scratch.path("out/x/a.flac.json")
         let mine = ReportSink.temporaryPath(for: target)
         #expect((mine as NSString).lastPathComponent.hasPrefix(".a.flac.json.tmp-") && mine.hasSuffix("-\(getpid())"))
@@ -117,7 +117,7 @@ import Testing
 
     @Test("Inputs that map to one report file get distinct ones: a/x and ../a/x, a file named stdin and -")
     func reportPathCollisions() throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "w/a/x.flac")
         try scratch.copy("tone_2s_stereo.flac", to: "w/stdin")
         let out = scratch.path("out")
@@ -136,7 +136,7 @@ import Testing
 
     @Test("CLI: a file named stdin and '-' both get their report; the second run finds them current")
     func stdinCollisionCLI() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "stdin")
         let audio = try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_alac.m4a"))
         let run = try await CLI.run(["analyze", "--for", "loudness", "-o", "out", "stdin", "-"], stdin: audio, in: scratch.root)
@@ -149,7 +149,7 @@ import Testing
 
     @Test("CLI: --output inside the input folder: reports are never taken for inputs, a rerun keeps them all")
     func outputInsideInput() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
         try scratch.copy("tone_44k_stereo.aiff", to: "in/b.aiff")
         // A stray report outside the output folder is skipped too (it names its own input).
@@ -165,7 +165,7 @@ import Testing
 
     @Test("CLI: a JSON file that is not a report is not silently skipped: it gets an error record")
     func foreignJSONGetsAnErrorRecord() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: scratch.path("in/listing.json")))
         let run = try await CLI.run(["analyze", "--for", "loudness", "in"], in: scratch.root)
@@ -179,7 +179,7 @@ import Testing
 
     @Test("kill -9 in the middle of a run, then a rerun: the same reports, byte for byte, as an uninterrupted run; no temporary files")
     func killAndResume() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         let fixtures = ["tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
                         "surround_51_48k.wav", "tone_48k_mono_s24.wav", "notes.mp3", "tone_alac.m4a"]
         for (i, name) in fixtures.enumerated() { try scratch.copy(name, to: "in/\(i % 3)/\(name)") }
@@ -218,7 +218,7 @@ import Testing
 
     @Test("Shards: N shares are disjoint and together the whole catalog, whatever the spelling of the root")
     func shardsPartitionTheCatalog() throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         var all = Set<String>()
         for i in 0..<60 {
             let relative = "in/\(i % 7)/track \(i).flac"
@@ -251,7 +251,7 @@ import Testing
 
     @Test("CLI: three --shard runs into one folder give exactly the reports of one full run")
     func shardRunsEqualFullRun() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         let fixtures = ["tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
                         "tone_48k_mono_s24.wav", "tone_alac.m4a", "tone_2s_stereo.mp3", "notes.mp3"]
         for (i, name) in fixtures.enumerated() { try scratch.copy(name, to: "in/d\(i % 2)/\(name)") }
@@ -276,7 +276,7 @@ import Testing
 
     @Test("Without a terminal: periodic plain progress lines, a summary at the end, file names with control characters escaped")
     func plainProgressAndEscapedNames() async throws {
-        let scratch = try CatalogScratch()
+        let scratch = try ScratchFolder()
         try scratch.copy("surround_51_48k.wav", to: "in/a.wav")
         try scratch.copy("notes.mp3", to: "in/evil\u{1B}]0;owned\u{07}\u{1B}[2J.mp3")
         let run = try await CLI.run(["analyze", "--for", "loudness,rhythm", "--progress-interval", "0.01", "--jobs", "1", "-o", "out", "in"], in: scratch.root)
@@ -323,45 +323,3 @@ private final class RecordingProducer: ReportProducer {
     }
 }
 
-/// A temporary folder, removed at the end of the test.
-final class CatalogScratch {
-    let root: URL
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
-
-    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    func copy(_ fixture: String, to relative: String) throws {
-        let target = root.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CLI.fixtures.appendingPathComponent(fixture), to: target)
-    }
-
-    func write(_ text: String, to relative: String) throws {
-        let target = root.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: target)
-    }
-
-    /// Every file (not folder) below `relative`, hidden ones included; empty when it does not exist.
-    func files(under relative: String) throws -> [String] {
-        let dir = path(relative)
-        guard FileManager.default.fileExists(atPath: dir) else { return [] }
-        return (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { name in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: dir + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
-        }
-    }
-
-    /// Every file below `relative` with its bytes.
-    func contents(of relative: String) throws -> [String: Data] {
-        var result: [String: Data] = [:]
-        for name in try files(under: relative) { result[name] = try Data(contentsOf: URL(fileURLWithPath: path(relative) + "/" + name)) }
-        return result
-    }
-}
