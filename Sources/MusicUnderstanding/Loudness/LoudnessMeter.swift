@@ -44,7 +44,7 @@ public struct LoudnessStep: Sendable, Hashable {
 /// per 100 ms), which ``Configuration/keepsSeries`` turns off for live metering.
 public final class LoudnessMeter {
     /// Options of the meter.
-    public struct Configuration: Sendable, Hashable {
+    public struct Configuration: Sendable, Hashable, Codable {
         /// Whether to measure the true peak (default `true`). Without it `truePeak` reports the
         /// sample peak and the oversampling filter costs nothing.
         public var measuresTruePeak: Bool
