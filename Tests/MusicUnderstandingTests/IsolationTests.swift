@@ -7,8 +7,14 @@ import Testing
 @Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
 struct IsolationTests {
     static func producer(workers: Int, limits: WorkerLimits = WorkerLimits(), types: Set<AnalysisType> = [.loudness]) throws -> ProcessReportProducer {
-        ProcessReportProducer(executable: try #require(CLI.executable).path, types: types, workers: workers, limits: limits,
-                              environment: [ReportWorker.faultHookVariable: "1"])
+        // Under a sanitizer (scripts/sanitizers.sh) the deliberate SIGSEGV must reach the worker's
+        // default action, not the sanitizer's own handler, for the record to name the signal.
+        var environment = [ReportWorker.faultHookVariable: "1"]
+        for name in ["ASAN_OPTIONS", "TSAN_OPTIONS"] {
+            environment[name] = (ProcessInfo.processInfo.environment[name].map { $0 + ":" } ?? "") + "handle_segv=0"
+        }
+        return ProcessReportProducer(executable: try #require(CLI.executable).path, types: types, workers: workers, limits: limits,
+                                     environment: environment)
     }
 
     @Test("A crash, a hang and a runaway allocation each cost one error record (crashed, timedOut, outOfMemory); the batch goes on")
