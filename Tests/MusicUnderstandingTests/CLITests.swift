@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@testable import MusicUnderstanding
 
 /// End-to-end tests of the `cadenza` executable, run as a user runs it: a child process with
 /// arguments, standard input, output and exit status. The executable is the one `swift test` builds
@@ -141,6 +142,36 @@ struct CLITests {
             #expect(abs(bpm / expected - 1) < 0.04, "\(arguments): \(bpm)")
             let candidates = try #require(rhythm["tempoCandidates"] as? [[String: Any]])
             #expect(abs(CLI.number(candidates.first?["beatsPerMinute"]) - bpm) < 0.01)
+        }
+    }
+
+    @Test("--configuration FILE: settings over the defaults reach the analysis; an unknown key or bad range is a usage error")
+    func configurationFile() async throws {
+        let fm = FileManager.default
+        let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
+        try fm.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: work) }
+        func file(_ name: String, _ json: String) throws -> String {
+            let url = work.appendingPathComponent(name)
+            try Data(json.utf8).write(to: url)
+            return url.path
+        }
+        let good = try file("good.json", #"{"rhythm": {"meters": [3], "foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}"#)
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--no-progress", "--configuration", good, "Fixtures/tone_2s_stereo.flac"])
+        #expect(run.status == 0, "\(run.err)")
+        let analyzer = try #require(try CLI.object(run.lines.first ?? "")["analyzer"] as? [String: Any])
+        #expect((analyzer["configuration"] as? String)?.hasPrefix("custom-") == true)
+        // The library's merge: only the named settings change.
+        let merged = try AnalysisConfiguration(overridingDefaultsWith: Data(#"{"rhythm": {"meters": [3]}}"#.utf8))
+        var expected = AnalysisConfiguration()
+        expected.rhythm.meters = [3]
+        #expect(merged == expected)
+        for (name, json, mention) in [("typo.json", #"{"rhythm": {"meter": [3]}}"#, "unknown setting 'rhythm.meter'"),
+                                      ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
+                                      ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
+                                      ("list.json", "[1, 2]", "not a JSON object")] {
+            let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])
+            #expect(bad.status == 2 && bad.stdout.isEmpty && bad.err.contains(mention), "\(name): \(bad.err)")
         }
     }
 
