@@ -56,16 +56,9 @@ struct AnalyzeOptions: OptionGroup {
     let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
                                                       help: "JSON file of settings that differ from the defaults (README, \"Configuration\").") { (text, name) throws(UsageError) in
         guard let data = FileManager.default.contents(atPath: text) else { throw UsageError(description: "cannot read \(name) file '\(text)'") }
-        let configuration: AnalysisConfiguration
-        do throws(ConfigurationError) { configuration = try AnalysisConfiguration(overridingDefaultsWith: data) } catch {
+        do throws(ConfigurationError) { return try AnalysisConfiguration(overridingDefaultsWith: data) } catch {
             throw UsageError(description: "\(name) \(text): \(error)")
         }
-        if let range = configuration.rhythm.foldedTempoRange {
-            do throws(TempoRangeError) { try configuration.rhythm.validate(foldedTempoRange: range) } catch {
-                throw UsageError(description: "\(name) \(text): \(error)")
-            }
-        }
-        return configuration
     }
     let progressInterval = Option<Double>(names: ["--progress-interval"], value: "s",
                                           help: "Seconds between plain progress lines when stderr is not a terminal (default 30).") { (text, name) throws(UsageError) in

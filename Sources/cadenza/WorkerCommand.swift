@@ -11,7 +11,7 @@ struct WorkerOptions: OptionGroup {
         return n
     }
     let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "json", help: "Analysis settings as JSON.") { (text, name) throws(UsageError) in
-        guard let c = ProcessReportProducer.decodeConfiguration(text) else { throw UsageError(description: "invalid value for \(name): not an analysis configuration") }
+        guard let c = AnalysisConfiguration(json: text) else { throw UsageError(description: "invalid value for \(name): not an analysis configuration") }
         return c
     }
 }

@@ -169,26 +169,12 @@ public final class ProcessReportProducer: ReportProducer {
 
     private var workerArguments: [String] {
         var arguments = ["--for", types.map(\.rawValue).sorted().joined(separator: ","), "--address-space", String(limits.addressSpaceBytes)]
-        if configuration != AnalysisConfiguration(), let json = Self.encode(configuration) {
+        if configuration != AnalysisConfiguration(), let json = configuration.json {
             arguments += ["--configuration", json]
         }
         return arguments
     }
 
-    /// `configuration` as compact JSON, the form `cadenza worker --configuration` reads.
-    public static func encode(_ configuration: AnalysisConfiguration) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return (try? encoder.encode(configuration)).flatMap { String(data: $0, encoding: .utf8) }
-    }
-
-    /// The configuration in `json` (written by ``encode(_:)``); `nil` when it does not parse.
-    public static func decodeConfiguration(_ json: String) -> AnalysisConfiguration? {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try? decoder.decode(AnalysisConfiguration.self, from: Data(json.utf8))
-    }
 }
 
 /// One worker process and its pipes; used by one thread at a time.

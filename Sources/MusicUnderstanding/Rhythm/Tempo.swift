@@ -128,24 +128,6 @@ struct TempoEstimator: Sendable {
         }
         let centre = 60 / configuration.preferredBPM * frameRate
         let sigma = configuration.tempoPriorOctaves
-        /// The resonance score of period `l`: its comb of metrical multiples plus the chord
-        /// periodicity, weighted by the tempo prior.
-        func score(_ l: Int) -> Double {
-            let tau = Double(l)
-            let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
-                + configuration.harmonic4 * comb(4 * tau, 4)
-            let z = log2(tau / centre) / sigma
-            var chord = 0.0
-            if !chordACF.isEmpty {
-                let x = tau * chordRate / frameRate
-                let i = Int(x.rounded(.down))
-                if i >= 0, i + 1 < chordACF.count {
-                    let f = x - Double(i)
-                    chord = max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
-                }
-            }
-            return (harmonic + configuration.harmonicChangeWeight * chord) * exp(-0.5 * z * z)
-        }
         /// Periodicity of the harmonic change at period `tau` (onset frames), 0 without chroma.
         func chordAt(_ tau: Double) -> Double {
             guard !chordACF.isEmpty else { return 0 }
@@ -154,6 +136,15 @@ struct TempoEstimator: Sendable {
             guard i >= 0, i + 1 < chordACF.count else { return 0 }
             let f = x - Double(i)
             return max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
+        }
+        /// The resonance score of period `l`: its comb of metrical multiples plus the chord
+        /// periodicity, weighted by the tempo prior.
+        func score(_ l: Int) -> Double {
+            let tau = Double(l)
+            let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
+                + configuration.harmonic4 * comb(4 * tau, 4)
+            let z = log2(tau / centre) / sigma
+            return (harmonic + configuration.harmonicChangeWeight * chordAt(tau)) * exp(-0.5 * z * z)
         }
         /// The largest harmonic-change periodicity within one chroma block of period `tau` (the
         /// chord curve's coarse rate splits a sharp pulse between two neighbouring lags).

@@ -61,25 +61,51 @@ extension AnalysisConfiguration {
     /// The defaults with the settings named in `json` replaced: a JSON object of the same shape
     /// as the configuration, holding only what changes, e.g.
     /// `{"rhythm": {"foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}`.
-    /// Unknown keys are refused, so a misspelt setting never silently keeps its default.
+    /// Unknown keys are refused, so a misspelt setting never silently keeps its default, and a
+    /// ``RhythmAnalyzer/Configuration/foldedTempoRange`` must pass ``RhythmAnalyzer/Configuration/validate(foldedTempoRange:)``.
     public init(overridingDefaultsWith json: Data) throws(ConfigurationError) {
         guard let patch = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { throw .notAnObject }
-        guard let defaults = ProcessReportProducer.encode(AnalysisConfiguration()),
+        guard let defaults = AnalysisConfiguration().json,
               var base = try? JSONSerialization.jsonObject(with: Data(defaults.utf8)) as? [String: Any] else {
             throw .invalidValue("the defaults cannot be encoded")
         }
         try Self.merge(patch, into: &base, path: "")
         guard let merged = try? JSONSerialization.data(withJSONObject: base) else { throw .invalidValue("not encodable") }
         do {
-            let decoder = JSONDecoder()
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            self = try decoder.decode(AnalysisConfiguration.self, from: merged)
+            self = try Self.decoder.decode(AnalysisConfiguration.self, from: merged)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.dataCorrupted(context),
                 let DecodingError.valueNotFound(_, context) {
             throw .invalidValue(context.codingPath.map(\.stringValue).joined(separator: ".") + ": " + context.debugDescription)
         } catch {
             throw .invalidValue("\(error)")
         }
+        if let range = rhythm.foldedTempoRange {
+            do throws(TempoRangeError) { try rhythm.validate(foldedTempoRange: range) } catch {
+                throw .invalidValue("rhythm.foldedTempoRange: \(error)")
+            }
+        }
+    }
+
+    /// The whole configuration as compact JSON with sorted keys (non-finite numbers as the
+    /// strings `inf`, `-inf`, `nan`), the form `cadenza worker --configuration` reads.
+    public var json: String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// The configuration in `json` as ``json`` writes it (every setting present); `nil` when it
+    /// does not parse.
+    public init?(json: String) {
+        guard let c = try? Self.decoder.decode(AnalysisConfiguration.self, from: Data(json.utf8)) else { return nil }
+        self = c
+    }
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
     }
 
     /// Replaces the members of `base` named in `patch`, recursing into objects that both have.
