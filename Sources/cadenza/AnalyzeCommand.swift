@@ -184,7 +184,7 @@ enum AnalyzeCommand {
 final class FileTagger: Sendable {
     let notation: TagWriter.KeyNotation
     private struct State { var failures = 0; var messages: [String: String] = [:] }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     init(notation: TagWriter.KeyNotation) { self.notation = notation }
     var failures: Int { state.withLock { $0.failures } }
 

@@ -58,7 +58,7 @@ enum MeterCommand {
             return 1
         }
         let display = (isatty(STDOUT_FILENO) == 1 && !args[\.ndjson]) ? LiveDisplay() : nil
-        let latest = Mutex<LoudnessResult?>(nil)
+        let latest = Locked<LoudnessResult?>(nil)
         let interrupt = SignalWatcher(signal: SIGINT) {
             Task { await session.cancel() }
             // A stalled input (no data arriving) cannot notice the cancellation: end anyway.
@@ -67,7 +67,7 @@ enum MeterCommand {
                 exit(0)
             }
         }
-        let outputFailure = Mutex<String?>(nil)
+        let outputFailure = Locked<String?>(nil)
         let printer = Task { () -> LoudnessResult? in
             do {
                 for try await step in session.loudnessResults {
@@ -128,7 +128,7 @@ enum MeterCommand {
 
 /// A live bar display of the meter on a terminal.
 final class LiveDisplay: Sendable {
-    private let drawn = Mutex(false)
+    private let drawn = Locked(false)
 
     /// Redraws the display; the system's reason when stdout cannot take it.
     func show(_ r: LoudnessResult) -> String? {

@@ -17,13 +17,13 @@ final class ProgressDisplay: Sendable {
         var finished = false
     }
     private let mode: Mode
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Signalled by ``finish()`` to end the ticking thread.
     private let stop = DispatchSemaphore(value: 0)
 
     init(total: Int, mode: Mode) {
         self.mode = mode
-        state = Mutex(State(progress: BatchProgress(total: total)))
+        state = Locked(State(progress: BatchProgress(total: total)))
         let period: Double
         switch mode {
         case .bar: period = 0.5

@@ -214,8 +214,8 @@ import Testing
 
 /// The finished-input events a job delivered (the plan is kept apart).
 private final class Events: Sendable {
-    private let list = Mutex<[BatchEvent]>([])
-    private let plans = Mutex<[BatchPlan]>([])
+    private let list = Locked<[BatchEvent]>([])
+    private let plans = Locked<[BatchPlan]>([])
     func add(_ e: BatchEvent) {
         if case .planned(let plan) = e { plans.withLock { $0.append(plan) } } else { list.withLock { $0.append(e) } }
     }
@@ -235,7 +235,7 @@ extension BatchEvent {
 /// Counts the inputs handed to it and keeps the reports, passing them to `wrapped` (or giving error records).
 private final class CountingProducer: ReportProducer {
     private let wrapped: (any ReportProducer)?
-    private let state = Mutex<(calls: Int, results: [Report])>((0, []))
+    private let state = Locked<(calls: Int, results: [Report])>((0, []))
 
     init(wrapping wrapped: (any ReportProducer)? = nil) { self.wrapped = wrapped }
 
@@ -264,14 +264,14 @@ private final class CountingProducer: ReportProducer {
 /// waiting for a writer, issue 13, so the stall is in the read, not in the open.)
 private final class Fifo: Sendable {
     let path: String
-    private let writer: Mutex<Int32>
+    private let writer: Locked<Int32>
 
     init(at path: String) throws {
         self.path = path
         guard mkfifo(path, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let fd = open(path, O_RDWR)  // holds the pipe open as a writer without blocking
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        writer = Mutex(fd)
+        writer = Locked(fd)
     }
 
     /// Closes the writing end: blocked readers get end of file. Idempotent.

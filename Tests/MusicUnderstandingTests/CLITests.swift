@@ -615,7 +615,7 @@ enum CLI {
     }
 
     private final class Output: Sendable {
-        let data = Mutex(Data())
+        let data = Locked(Data())
     }
 
     private static func runBlocking(_ executable: URL, _ arguments: [String], stdin: Data?, in directory: URL,

@@ -19,7 +19,7 @@ import Testing
         func run(_ types: Set<AnalysisType> = [.loudness], force: Bool = false) async throws -> (BatchSummary, BatchPlan, [String]) {
             let producer = RecordingProducer(types: types)
             let job = try BatchJob(paths: [scratch.path("in")], types: types, jobs: 2, sink: .directory(out), producer: producer, force: force)
-            let plans = Mutex<[BatchPlan]>([])
+            let plans = Locked<[BatchPlan]>([])
             let summary = await job.run { event in if case .planned(let p) = event { plans.withLock { $0.append(p) } } }
             return (summary, try #require(plans.withLock { $0.first }), producer.paths.sorted())
         }
@@ -312,7 +312,7 @@ import Testing
 
 /// The default producer (analysis on pool threads), recording the paths asked for.
 private final class RecordingProducer: ReportProducer {
-    private let asked = Mutex<[String]>([])
+    private let asked = Locked<[String]>([])
     private let pool: ThreadPoolReportProducer
     init(types: Set<AnalysisType>) { pool = ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types), threads: 2) }
     var paths: [String] { asked.withLock { $0 } }

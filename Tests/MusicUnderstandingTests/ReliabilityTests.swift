@@ -266,7 +266,7 @@ final class Workspace {
 
 /// Batch events, collected.
 final class EventLog: Sendable {
-    private let list = Mutex<[BatchEvent]>([])
+    private let list = Locked<[BatchEvent]>([])
     func add(_ e: BatchEvent) { list.withLock { $0.append(e) } }
     var reports: [Report] {
         list.withLock { $0.compactMap { event in if case .inputFinished(_, let report, _) = event { report } else { nil } } }
@@ -303,7 +303,7 @@ enum Shell {
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        let collected = Mutex<(Data, Data)>((Data(), Data()))
+        let collected = Locked<(Data, Data)>((Data(), Data()))
         let readers = DispatchGroup()
         for (pipe, isOut) in [(out, true), (err, false)] {
             readers.enter()

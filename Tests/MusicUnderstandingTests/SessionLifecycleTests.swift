@@ -16,7 +16,7 @@ struct ReplayProvider: AsyncSequence, Sendable {
     var onEnd: (@Sendable () -> Void)?
 
     final class Counter: Sendable {
-        private let value = Mutex(0)
+        private let value = Locked(0)
         func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
     }
 
@@ -49,7 +49,7 @@ struct ReplayProvider: AsyncSequence, Sendable {
 
 /// A one-shot latch tasks can wait on.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     func open() {
         let waiters = state.withLock { s in
             s.open = true

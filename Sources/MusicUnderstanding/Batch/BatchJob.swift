@@ -63,7 +63,7 @@ public final class BatchJob: Sendable {
         /// The write failure that made the output unusable; the batch stopped there.
         var outputFailure: ReportSink.WriteError?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A job over `paths` (files, folders walked recursively, "-" for standard input).
     ///

@@ -65,7 +65,7 @@ private final class InFlight: Sendable {
     /// One input's wait for its report; resumed exactly once (by the report or by abandonment).
     private final class Waiter: Sendable {
         let token = CancellationToken()
-        private let continuation = Mutex<CheckedContinuation<Report?, Never>?>(nil)
+        private let continuation = Locked<CheckedContinuation<Report?, Never>?>(nil)
 
         func set(_ c: CheckedContinuation<Report?, Never>) { continuation.withLock { $0 = c } }
 
@@ -80,7 +80,7 @@ private final class InFlight: Sendable {
         var cancelled = false
         var abandoned = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The report of `path`, or nil when the input was abandoned after cancellation.
     func report(path: String, producer: any ReportProducer) async -> Report? {

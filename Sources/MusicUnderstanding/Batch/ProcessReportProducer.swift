@@ -103,7 +103,7 @@ public final class ProcessReportProducer: ReportProducer {
     /// Extra environment for the workers (tests set ``ReportWorker/faultHookVariable``).
     public let environment: [String: String]
     private let pool: WorkerThreads
-    private let idle = Mutex<[WorkerProcess]>([])
+    private let idle = Locked<[WorkerProcess]>([])
     private let started = Atomic<Int>(0)
 
     /// A producer running at most `workers` worker processes at once.
@@ -193,7 +193,7 @@ final class WorkerProcess: @unchecked Sendable {
     private let fromWorker = Pipe()
     private let errors = Pipe()
     /// The last few kilobytes the worker wrote on standard error (its crash message).
-    private final class Tail: Sendable { let bytes = Mutex<[UInt8]>([]) }
+    private final class Tail: Sendable { let bytes = Locked<[UInt8]>([]) }
     private let errorTail = Tail()
     private let errorsDone = DispatchSemaphore(value: 0)
     private var buffer: [UInt8] = []

@@ -17,7 +17,7 @@ final class WorkerThreads: Sendable {
             var idle = 0
             var shutdown = false
         }
-        let state = Mutex(State())
+        let state = Locked(State())
         /// One signal per queued item (and one per thread at shutdown).
         let available = DispatchSemaphore(value: 0)
 

@@ -2,7 +2,7 @@ import CFFTW
 import Synchronization
 
 /// The FFTW planner is not thread-safe; plans are made under this lock.
-private let plannerLock = Mutex<Void>(())
+private let plannerLock = Locked<Void>(())
 
 /// A real-to-complex FFT of a fixed size (FFTW, single precision), planned once and reused.
 ///

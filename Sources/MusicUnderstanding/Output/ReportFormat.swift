@@ -43,7 +43,7 @@ public final class FormattedReportWriter: Sendable {
     public let format: ReportFormat
     /// Where it goes.
     public let destination: Destination
-    private let started = Mutex(false)
+    private let started = Locked(false)
 
     /// A writer of `format` to `destination`.
     public init(format: ReportFormat, destination: Destination) {

@@ -13,7 +13,7 @@ final class BufferChannel: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let signal = DispatchSemaphore(value: 0)
 
     /// A channel holding at most `capacity` buffers.

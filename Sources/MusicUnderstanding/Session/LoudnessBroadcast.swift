@@ -17,7 +17,7 @@ final class LoudnessBroadcast: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new stream bound to the run in flight, or to the next run.
     func subscribe() -> AsyncThrowingStream<LoudnessResult, any Error> {

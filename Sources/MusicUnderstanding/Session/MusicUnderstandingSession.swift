@@ -207,7 +207,7 @@ final class RunControl: Sendable {
         var task: Task<Void, Never>?
         var settled = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts the work (`start` gets the completion handler and may return a task to cancel)
     /// and waits for its result or for cancellation.
