@@ -35,7 +35,7 @@ for s in "${SANITIZERS[@]}"; do
     if [ $built -eq 0 ]; then
         exe=$(find "$dir" -path '*/debug/cadenza' -type f | head -1)
         # Leak checking off: FFmpeg's and Foundation's process-lifetime allocations are not leaks.
-        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0 \
+        CADENZA_SANITIZER=$s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 TSAN_OPTIONS=halt_on_error=0:report_signal_unsafe=0 \
             CADENZA_EXECUTABLE="$PWD/$exe" swift test --skip-build --sanitize="$s" --build-path "$dir" "$@" >> "$log" 2>&1
         rc=$?
         summary=$(grep -E "Test run with [0-9]+ tests" "$log" | tail -1 | sed 's/^[^T]*//')

@@ -43,7 +43,13 @@ struct ReliabilityTests {
         #expect(done.map { $0 < 30 } == true, "it did not go on through the whole folder: \(run.err)")
     }
 
-    @Test("Bug 13: a disk that fills up mid-line leaves only whole NDJSON lines (ulimit -f), status 3")
+    /// Not under ThreadSanitizer: with a file-size limit (`ulimit -f`) the TSan runtime itself
+    /// dies of SIGBUS in any instrumented `cadenza analyze`, before Cadenza writes a byte (one
+    /// 2-second file with `ulimit -f 4` is enough; Reports/sanitizers.md). Plain and ASan runs
+    /// test it.
+    @Test("Bug 13: a disk that fills up mid-line leaves only whole NDJSON lines (ulimit -f), status 3",
+          .disabled(if: ProcessInfo.processInfo.environment["CADENZA_SANITIZER"] == "thread",
+                    "the ThreadSanitizer runtime crashes under a file-size limit"))
     func noHalfWrittenLine() async throws {
         let work = try Workspace()
         let inputs = ["tone_2s_stereo.flac", "tone_2s_stereo.opus", "tone_2s_stereo.ogg", "tone_2s_stereo.mp3"]
