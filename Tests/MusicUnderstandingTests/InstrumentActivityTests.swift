@@ -150,12 +150,13 @@ enum ActivitySynth {
     }
 
     /// Runs the session on mono samples.
-    static func analyze(_ samples: [Float], for types: Set<AnalysisType>) async throws -> SessionResult {
+    static func analyze(_ samples: [Float], for types: Set<AnalysisType>,
+                        configuration: AnalysisConfiguration = .init()) async throws -> SessionResult {
         let chunk = 8192
         let buffers = stride(from: 0, to: samples.count, by: chunk).map {
             PCMBuffer(sampleRate: rate, channelCount: 1, samples: Array(samples[$0..<min(samples.count, $0 + chunk)]))
         }
-        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(buffers))
+        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(buffers), configuration: configuration)
         return try await session.analyze(for: types)
     }
 }

@@ -120,4 +120,56 @@ import Testing
         let plain = OnsetFeatures(frameRate: rate, strength: broad, energy: [Float](repeating: 1, count: n))
         #expect(PaceAnalyzer().events(plain).count == 15)
     }
+
+    /// Auditory induction: an empty slot between two bars that hold an event there is restored
+    /// when something at least as loud sounds in it (a hat under a crash), not when it is quieter
+    /// (a rest).
+    @Test func maskedEventsOfAPatternAreRestoredAndRestsAreNot() {
+        let rate = 100.0
+        // Slots every 0.125 s, 8 per bar; events on every other slot, except slot 10 (masked:
+        // loud) and slot 12 (a rest: quiet).
+        let slots = (0..<32).map { Double($0) * 0.125 }
+        var occupied = slots.indices.map { $0 % 2 == 0 }
+        occupied[10] = false
+        occupied[12] = false
+        var level = [Float](repeating: 1, count: 400)
+        for i in 0..<32 where i % 2 == 0 { level[Int(slots[i] * rate)] = 3 }
+        for f in 120...135 { level[f] = 5 }  // a crash ringing over slot 10 (t = 1.25 s)
+        for f in 145...155 { level[f] = 0.5 }  // silence at slot 12 (t = 1.5 s)
+        let analyzer = PaceAnalyzer()
+        let out = analyzer.restoringMaskedEvents(occupied, slots: slots, period: 8, levels: [level], rate: rate)
+        #expect(out[10], "masked slot restored")
+        #expect(!out[12], "rest stays empty")
+        #expect(zip(out, occupied).enumerated().allSatisfy { $0.offset == 10 || $0.element.0 == $0.element.1 })
+        // Odd slots are empty in every bar: no pattern there, nothing restored even under the crash.
+        #expect(!out[9] && !out[11])
+        #expect(PaceAnalyzer.beatsPerBar(beats: stride(from: 0, to: 12, by: 0.5).map { $0 }, bars: [0, 1.5, 3, 4.5, 6]) == 3)
+        #expect(PaceAnalyzer.beatsPerBar(beats: [], bars: [0, 2]) == nil)
+    }
+
+    /// Eighth-note hats, kick and snare at 120 BPM with a loud crash (noise decaying over about
+    /// a second) at 8 s: the hats under it are heard as continuing, so those bars read
+    /// like the others.
+    @Test func hatsUnderACrashCount() async throws {
+        var samples = ActivitySynth.drums(seconds: 16, hatsPerBeat: 2, kickEvery: 2)
+        var noise = ActivitySynth.Noise()
+        let rate = ActivitySynth.rate
+        var previous: Float = 0
+        for bar in [4] {  // 8 s (2 s bars)
+            let at = Int(Double(bar) * 2 * rate)
+            for i in 0..<Int(2.0 * rate) where at + i < samples.count {
+                let x = noise.next()
+                samples[at + i] += 0.6 * Float(exp(-Double(i) / rate / 0.8)) * (x - previous)
+                previous = x
+            }
+        }
+        var off = AnalysisConfiguration()
+        off.pace.restoresMaskedEvents = false
+        let with = try #require(try await ActivitySynth.analyze(samples, for: [.pace]).pace)
+        let without = try #require(try await ActivitySynth.analyze(samples, for: [.pace], configuration: off).pace)
+        let body = mean(with, from: 2, to: 8), crash = mean(with, from: 8, to: 10)
+        #expect(crash > 0.9 * body, "with restoration: body \(body), crash bar \(crash); without: \(mean(without, from: 8, to: 10))")
+        // Without the restoration the crash hides about a quarter of the events (180 against 240).
+        #expect(mean(without, from: 8, to: 10) < 0.9 * crash)
+    }
 }

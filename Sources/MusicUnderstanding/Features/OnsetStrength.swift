@@ -35,15 +35,21 @@ public struct OnsetFeatures: Sendable {
     /// hi-hats, cymbals, the noise bursts of snares; tonal partials are weak there), one value
     /// per STFT frame, computed like `strength`. Empty when not computed.
     public var highStrength: [Float]
+    /// Log energy of the high band (the bands of `highStrength`), `log10(1 + gamma * sum of their
+    /// magnitudes)` like `energy`, one value per frame aligned like `energy`: how loud the
+    /// cymbals, hats and sibilants are, the masker of a hi-hat under a crash. Empty when not
+    /// computed.
+    public var highEnergy: [Float]
     /// Creates onset features (mostly for tests).
     public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
-                energy: [Float] = [], highStrength: [Float] = []) {
+                energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = []) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
         self.relativeFlux = relativeFlux
         self.energy = energy
         self.highStrength = highStrength
+        self.highEnergy = highEnergy
     }
 
     /// Number of frames of the curves.
@@ -140,6 +146,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var relativeFlux = ChunkedFloats()
     private var energy = ChunkedFloats()
     private var highStrength = ChunkedFloats()
+    private var highEnergy = ChunkedFloats()
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -198,11 +205,13 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     func consume(_ frame: SpectralFrame) {
         guard bandCount > 0 else {
             strength.append(0); lowStrength.append(0); relativeFlux.append(0); energy.append(0); highStrength.append(0)
+            highEnergy.append(0)
             framesSeen += 1
             return
         }
         let gamma = onset.gamma
-        var total: Float = 0
+        var total: Float = 0, high: Float = 0
+        let highStart = highBandStart
         frame.magnitude.withUnsafeBufferPointer { mag in
             weights.withUnsafeBufferPointer { w in
                 bands.withUnsafeMutableBufferPointer { out in
@@ -215,6 +224,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
                                     for j in 0..<n { s += mag[start + j] * w[off + j] }
                                 }
                                 total += s
+                                if b >= highStart { high += s }
                                 raw[b] = s
                                 var x = s
                                 if onset.whitening {
@@ -230,6 +240,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
             }
         }
         energy.append(log10(1 + gamma * total))
+        highEnergy.append(log10(1 + gamma * high))
         appendFlux()
     }
 
@@ -305,8 +316,10 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         }
         var energyOut = energy.takeArray()
         if energyOut.count > frames { energyOut.removeFirst(energyOut.count - frames) }
+        var highEnergyOut = highEnergy.takeArray()
+        if highEnergyOut.count > frames { highEnergyOut.removeFirst(highEnergyOut.count - frames) }
         return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(&strength),
                              lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
-                             energy: energyOut, highStrength: aligned(&highStrength))
+                             energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut)
     }
 }
