@@ -152,7 +152,8 @@ private enum KeySignals {
     }
 
     /// Runs the shared feature stage and the key analysis on `samples`.
-    static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil) -> (KeyResult, SharedFeatures) {
+    static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil,
+                        configuration: KeyAnalyzer.Configuration = .init()) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(features: [.onset, .chroma])
         var i = 0
         while i < samples.count {
@@ -161,7 +162,7 @@ private enum KeySignals {
             i = j
         }
         let features = stage.finish(duration: Double(samples.count) / 22_050)
-        return (KeyAnalyzer().analyze(features, rhythm: rhythm), features)
+        return (KeyAnalyzer(configuration: configuration).analyze(features, rhythm: rhythm), features)
     }
 
     /// The global key (longest range).
@@ -498,5 +499,64 @@ struct KeyTests {
     func missingChroma() {
         let features = SharedFeatures(configuration: .init(), frameCount: 0, duration: 0, onset: nil, chroma: nil)
         #expect(KeyAnalyzer().analyze(features, rhythm: nil).ranges.isEmpty)
+    }
+
+    @Test("Timeline over key signatures: evidence split between a key and its relative is not a modulation")
+    func signatureTimelineKeepsRelativeEvidenceTogether() {
+        // 30 one-second steps of a C♯ minor song whose local evidence alternates between C♯ minor
+        // (13) and its relative E major (4), while F♯ minor (18), the subdominant key, is always
+        // a close second: over the 24 keys the steadier F♯ minor wins the whole piece, over the
+        // 12 signatures (four sharps against three) C♯ minor does, its mode by the summed scores.
+        let steps = 30
+        var scores = [Double](repeating: 0.3, count: 24 * steps)
+        for t in 0..<steps {
+            scores[24 * t + 13] = t % 2 == 0 ? 0.86 : 0.70
+            scores[24 * t + 4] = t % 2 == 0 ? 0.70 : 0.84
+            scores[24 * t + 18] = 0.80
+        }
+        let timeline = KeyTimeline(scores: scores, steps: steps, modulationPenalty: 3)
+        #expect(timeline.decode() == [Int](repeating: 18, count: steps))
+        #expect(timeline.decodeSignatures() == [Int](repeating: 13, count: steps))
+        // A real modulation (C major, then E♭ major) is found by both decodings at the same step.
+        var modulating = [Double](repeating: 0.3, count: 24 * steps)
+        for t in 0..<steps {
+            modulating[24 * t + 0] = t < 15 ? 0.9 : 0.4
+            modulating[24 * t + 3] = t < 15 ? 0.4 : 0.9
+        }
+        let expected = [Int](repeating: 0, count: 15) + [Int](repeating: 3, count: 15)
+        let both = KeyTimeline(scores: modulating, steps: steps, modulationPenalty: 3)
+        #expect(both.decode() == expected)
+        #expect(both.decodeSignatures() == expected)
+    }
+
+    @Test("A passage leaning to the dominant, the subdominant or the relative stays in the key; a modulation is found")
+    func leaningPassagesStayInKey() {
+        let cadence = [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]]                 // I IV V I
+        let leanings: [(String, [[Int]])] = [
+            ("dominant", [[2, 6, 9], [7, 11, 14], [2, 6, 12], [7, 11, 14]]),          // II V II7 V: D F♯ in C
+            ("subdominant", [[0, 4, 10], [5, 9, 12], [10, 14, 17], [5, 9, 12]]),      // I7 IV ♭VII IV: B♭ in C
+            ("relative", [[9, 12, 16], [2, 5, 9], [4, 8, 11], [9, 12, 16]]),          // vi ii III vi: G♯ in C
+        ]
+        for (name, passage) in leanings {
+            var samples = [Float](repeating: 0, count: Int(33.4 * KeySignals.rate))
+            KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 0.2, chordLength: 1, repeats: 3)
+            KeySignals.addProgression(&samples, chords: passage, tonic: 0, start: 12.2, chordLength: 1, repeats: 2)
+            KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 20.2, chordLength: 1, repeats: 3)
+            let (result, features) = KeySignals.analyze(samples)
+            #expect(result.ranges.map(\.value) == [KeyResult.KeySignature(tonic: .c, mode: .major)],
+                    "\(name): \(result.ranges.map(\.value))")
+            #expect(KeySignals.covers(result, duration: features.duration))
+        }
+        // The same frame with the middle in E major for 20 s: a modulation, two changes of key.
+        var samples = [Float](repeating: 0, count: Int(44.4 * KeySignals.rate))
+        KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 0.2, chordLength: 1, repeats: 3)
+        KeySignals.addProgression(&samples, chords: cadence, tonic: 4, start: 12.2, chordLength: 1, repeats: 5)
+        KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 32.2, chordLength: 1, repeats: 3)
+        let (result, features) = KeySignals.analyze(samples)
+        #expect(result.ranges.map(\.value) == [KeyResult.KeySignature(tonic: .c, mode: .major),
+                                               KeyResult.KeySignature(tonic: .e, mode: .major),
+                                               KeyResult.KeySignature(tonic: .c, mode: .major)],
+                "\(result.ranges.map(\.value)) \(result.ranges.map(\.range))")
+        #expect(KeySignals.covers(result, duration: features.duration))
     }
 }
