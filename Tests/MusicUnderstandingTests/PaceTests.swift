@@ -143,6 +143,17 @@ import Testing
         #expect(zip(out, occupied).enumerated().allSatisfy { $0.offset == 10 || $0.element.0 == $0.element.1 })
         // Odd slots are empty in every bar: no pattern there, nothing restored even under the crash.
         #expect(!out[9] && !out[11])
+        // The pattern's event one slot late (slot 23 instead of 22) is that event: slot 22 stays
+        // empty however loud it is there (restoring it would count the event twice).
+        var jitter = occupied
+        jitter[22] = false
+        jitter[23] = true
+        for f in 270...290 { level[f] = 5 }
+        let late = analyzer.restoringMaskedEvents(jitter, slots: slots, period: 8, levels: [level], rate: rate)
+        #expect(!late[22] && late[23])
+        var anyway = PaceAnalyzer.Configuration()
+        anyway.restoresOnlyIsolatedSlots = false
+        #expect(PaceAnalyzer(configuration: anyway).restoringMaskedEvents(jitter, slots: slots, period: 8, levels: [level], rate: rate)[22])
         #expect(PaceAnalyzer.beatsPerBar(beats: stride(from: 0, to: 12, by: 0.5).map { $0 }, bars: [0, 1.5, 3, 4.5, 6]) == 3)
         #expect(PaceAnalyzer.beatsPerBar(beats: [], bars: [0, 2]) == nil)
     }
