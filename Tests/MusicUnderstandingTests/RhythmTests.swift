@@ -522,4 +522,52 @@ private enum Synth {
         // which `RhythmAnalyzer.Configuration.latency` compensates.
         #expect(peakTime <= 1.5 + 0.012 && peakTime >= 1.5 - 0.04, "peak at \(peakTime)")
     }
+
+    /// Accented crotchets at 100 BPM with soft quavers between them (plucked notes, a bass note
+    /// on each bar): the beat is the crotchet, not the quaver pulse at 200 BPM, although the
+    /// quavers are nearly as periodic (the prior-weighted grouping test).
+    @Test func accentedCrotchetsWithSoftQuavers() {
+        let duration = 30.0, period = 0.6
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        let truth = stride(from: 0.5, to: duration - 1, by: period).map { $0 }
+        let scale = [0, 2, 4, 5, 7, 9, 11, 12]
+        var noise = Synth.Noise(state: 7)
+        func note(_ time: Double, _ f: Double, _ gain: Float, _ length: Double) {
+            Synth.add(&samples, at: time, length: length) { t in
+                let s = sin(2 * .pi * f * t) + 0.5 * sin(4 * .pi * f * t) + 0.25 * sin(6 * .pi * f * t)
+                return gain * Float(min(1, t / 0.004) * exp(-4 * t) * s)
+            }
+        }
+        func degree(_ count: Int) -> Double { Double(scale[Int((noise.next() + 1) / 2 * Float(count)) % count]) }
+        for (i, t) in truth.enumerated() {
+            note(t, 220 * pow(2, degree(8) / 12), i % 4 == 0 ? 0.15 : 0.105, 1)
+            note(t + period / 2, 220 * pow(2, degree(8) / 12), 0.06, 1)
+            if i % 4 == 0 { note(t, 55 * pow(2, degree(5) / 12), 0.12, 1.5) }
+        }
+        let result = Synth.analyze(samples)
+        let bpm = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(bpm / 100 - 1) < 0.04, "tempo \(bpm)")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
+    }
+
+    /// A tempo that sways between 80 and 120 BPM (a 20 s cycle, plucked notes with bass on the
+    /// bar): the tracker follows it, beat for beat, although the global tempo estimate of such a
+    /// piece is off its mean (the HMM's period range and its weak prior around the global tempo).
+    @Test func swayingTempo() {
+        let duration = 40.0
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        var truth: [Double] = []
+        var t = 0.5
+        while t < duration - 1 {
+            truth.append(t)
+            t += 60 / (100 + 20 * sin(2 * .pi * t / 20))
+        }
+        for (i, t) in truth.enumerated() {
+            Synth.pluck(&samples, at: t, midi: 60 + [0, 4, 7, 12][i % 4], gain: i % 4 == 0 ? 0.25 : 0.18, decay: 0.25)
+            if i % 4 == 0 { Synth.pluck(&samples, at: t, midi: 40, gain: 0.2, decay: 0.4) }
+        }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.count) beats for \(truth.count)")
+        #expect(result.beats.count <= truth.count + 3)
+    }
 }

@@ -170,21 +170,30 @@ struct TempoEstimator: Sendable {
             let slower = peak(a, near: Double(k * bestLag))
             if slower > bestLag, slower <= maxLag { salience = max(salience, acf[slower]) }
         }
+        /// The tempo prior alone (the resonance curve), at period `tau`.
+        func prior(_ tau: Double) -> Double {
+            let z = log2(tau / centre) / sigma
+            return exp(-0.5 * z * z)
+        }
         while true {
             let tau = Double(bestLag)
             let half = at(tau / 2), third = configuration.tripleGrouping ? at(tau / 3) : 0
-            guard max(half, third) >= configuration.subdivisionRatio * a[bestLag] else { break }
             let faster = peak(a, near: half >= third ? tau / 2 : tau / 3)
             guard faster >= minLag, faster < bestLag, a[faster] > 0 else { break }
+            // An isochronous stream (identical events, a click track) is its own beat whatever
+            // the chroma sampling or the prior makes of it.
+            let isochronous = max(half, third) >= 0.98 * a[bestLag]
+            // The faster level must be nearly as salient as the current one: as periodic, and,
+            // weighted by the resonance prior, nearly as preferred (Parncutt 1994).
+            let preference = configuration.priorWeightedGrouping && !isochronous
+                ? prior(Double(faster)) / prior(tau) : 1
+            guard max(half, third) * preference >= configuration.subdivisionRatio * a[bestLag] else { break }
             // Harmony as the accent that groups a steady stream of notes (Lerdahl & Jackendoff's
             // harmonic-rhythm preference; Goto 2001): when chords change with clear periodicity
             // at the current level but not at the faster one, the faster pulse is a subdivision
             // (quavers in a chorale), not the beat.
             if configuration.harmonicGroupingRatio > 0 {
                 let current = chordPeak(tau), sub = chordPeak(Double(faster))
-                // An isochronous stream (identical events, a click track) is its own beat whatever
-                // the chroma sampling makes of it.
-                let isochronous = max(half, third) >= 0.98 * a[bestLag]
                 if !isochronous, current >= configuration.harmonicGroupingFloor,
                    sub < configuration.harmonicGroupingRatio * current { break }
             }
