@@ -63,32 +63,41 @@ public enum ReportSink: Sendable {
         case .formatted: break
         case .directory(let dir):
             let target = reportPath ?? Self.outputPath(for: report.source.path, in: dir)
-            let folder = (target as NSString).deletingLastPathComponent
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                var isDirectory: ObjCBool = false
-                let inTheWay = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && !isDirectory.boolValue
-                if inTheWay { throw WriteError(path: folder, reason: "exists and is not a directory") }
-                throw WriteError(path: folder, error: error, stream: false)
-            }
-            let temporary = Self.temporaryPath(for: target)
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-            do {
-                try handle.write(contentsOf: data)
-                try handle.close()
-            } catch {
-                try? handle.close()
-                unlink(temporary)
-                throw WriteError(path: target, error: error, stream: false)
-            }
-            if rename(temporary, target) != 0 {
-                let code = errno
-                unlink(temporary)
-                throw WriteError(path: target, error: NSError(domain: NSPOSIXErrorDomain, code: Int(code)), stream: false)
-            }
+            try Self.writeAtomically(data, to: target)
+        }
+    }
+
+    /// Writes `data` to the file `target` atomically: into ``temporaryPath(for:)`` beside it, then
+    /// renamed over it, so `target` is never half written, and a failure leaves no temporary
+    /// file. Creates the missing folders. The one atomic file writer of the library (reports,
+    /// formatted reports, plots).
+    static func writeAtomically(_ data: Data, to target: String) throws(WriteError) {
+        let parent = (target as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            var isDirectory: ObjCBool = false
+            let inTheWay = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && !isDirectory.boolValue
+            if inTheWay { throw WriteError(path: folder, reason: "exists and is not a directory") }
+            throw WriteError(path: folder, error: error, stream: false)
+        }
+        let temporary = Self.temporaryPath(for: target)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.close()
+        } catch {
+            try? handle.close()
+            unlink(temporary)
+            throw WriteError(path: target, error: error, stream: false)
+        }
+        if rename(temporary, target) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw WriteError(path: target, error: NSError(domain: NSPOSIXErrorDomain, code: Int(code)), stream: false)
         }
     }
 

@@ -91,7 +91,7 @@ extension ReportPlot {
         guard let kind = FileKind(path: path) else { throw .unsupportedOutput(path: path) }
         let text = kind == .html ? html() : svg()
         do {
-            try FormattedReportWriter.writeAtomically(Data(text.utf8), to: path)
+            try ReportSink.writeAtomically(Data(text.utf8), to: path)
         } catch {
             throw .writeFailed(path: error.path, reason: error.reason)
         }

@@ -64,7 +64,7 @@ public final class FormattedReportWriter: Sendable {
         case .directory(let dir):
             for (suffix, data) in files(report) {
                 let base = ReportSink.outputPath(for: report.source.path, in: dir)
-                try Self.writeAtomically(data, to: String(base.dropLast(".json".count)) + suffix)
+                try ReportSink.writeAtomically(data, to: String(base.dropLast(".json".count)) + suffix)
             }
         }
     }
@@ -120,29 +120,6 @@ public final class FormattedReportWriter: Sendable {
             try FileHandle(fileDescriptor: fd, closeOnDealloc: false).write(contentsOf: data)
         } catch {
             throw ReportSink.WriteError(path: "standard output", error: error, stream: true)
-        }
-    }
-
-    /// Writes `data` to a temporary file beside `target`, then renames it over `target`.
-    static func writeAtomically(_ data: Data, to target: String) throws(ReportSink.WriteError) {
-        let parent = (target as NSString).deletingLastPathComponent
-        let folder = parent.isEmpty ? "." : parent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ReportSink.WriteError(path: folder, error: error, stream: false)
-        }
-        let temporary = folder + "/." + (target as NSString).lastPathComponent + ".tmp-\(getpid())"
-        do {
-            try data.write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            unlink(temporary)
-            throw ReportSink.WriteError(path: target, error: error, stream: false)
-        }
-        if rename(temporary, target) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw ReportSink.WriteError(path: target, reason: reason)
         }
     }
 }
