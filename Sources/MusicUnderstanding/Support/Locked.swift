@@ -11,6 +11,9 @@ import Darwin
 /// through a futex inside the uninstrumented Synchronization library, so TSan reports every
 /// protected access as a race (`scripts/tsan-mutex-false-positive.swift`). The same design as
 /// swift-nio's `NIOLockedValueBox`: the mutex lives in its own allocation, never moved.
+/// Guard a value with storage (not `Void`): ThreadSanitizer reports a race on the exclusivity
+/// access of a zero-sized value, whose address aliases other storage (a 30-line program gives
+/// a report in 3 of 3 runs with `Locked<Void>`, none with `Locked<Int>`).
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
