@@ -137,14 +137,18 @@ struct TempoEstimator: Sendable {
             let f = x - Double(i)
             return max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
         }
+        /// The tempo prior alone (the resonance curve), at period `tau`.
+        func prior(_ tau: Double) -> Double {
+            let z = log2(tau / centre) / sigma
+            return exp(-0.5 * z * z)
+        }
         /// The resonance score of period `l`: its comb of metrical multiples plus the chord
         /// periodicity, weighted by the tempo prior.
         func score(_ l: Int) -> Double {
             let tau = Double(l)
             let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
                 + configuration.harmonic4 * comb(4 * tau, 4)
-            let z = log2(tau / centre) / sigma
-            return (harmonic + configuration.harmonicChangeWeight * chordAt(tau)) * exp(-0.5 * z * z)
+            return (harmonic + configuration.harmonicChangeWeight * chordAt(tau)) * prior(tau)
         }
         /// The largest harmonic-change periodicity within one chroma block of period `tau` (the
         /// chord curve's coarse rate splits a sharp pulse between two neighbouring lags).
@@ -169,11 +173,6 @@ struct TempoEstimator: Sendable {
         for k in 2...3 {
             let slower = peak(a, near: Double(k * bestLag))
             if slower > bestLag, slower <= maxLag { salience = max(salience, acf[slower]) }
-        }
-        /// The tempo prior alone (the resonance curve), at period `tau`.
-        func prior(_ tau: Double) -> Double {
-            let z = log2(tau / centre) / sigma
-            return exp(-0.5 * z * z)
         }
         while true {
             let tau = Double(bestLag)
