@@ -7,52 +7,31 @@ let availableAnalyses = AnalysisType.allCases.filter(\.isAvailable).map(\.rawVal
 
 /// The options of `cadenza analyze`, declared once.
 struct AnalyzeOptions: OptionGroup {
-    let analyses = Option<Set<AnalysisType>>(
-        names: ["--for"], value: "list",
-        help: "Comma-separated analyses: \(availableAnalyses) (default: all).") { (text, _) throws(UsageError) in
-        try parseAnalysisTypes(text)
-    }
+    let analyses = Option.analyses(help: "Comma-separated analyses: \(availableAnalyses) (default: all).")
     let output = Option<String>(names: ["--output", "-o"], value: "dir",
                                 help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
     let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
                            range: 1...1024)
-    let format = Option<ReportFormat>(
-        names: ["--format", "-f"], value: "format",
-        help: "Output format: ndjson (default), json, csv, jams, labels.") { (text, name) throws(UsageError) in
-        guard let format = ReportFormat(rawValue: text) else {
-            throw UsageError(description: "unknown format '\(text)' for \(name): expected ndjson, json, csv, jams or labels")
-        }
-        return format
-    }
+    let format = Option<ReportFormat>(names: ["--format", "-f"], value: "format",
+                                      help: "Output format: ndjson (default), json, csv, jams, labels.",
+                                      mistake: "unknown format", expected: "ndjson, json, csv, jams or labels")
     let writeTags = Flag(names: ["--write-tags"],
                          help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
-    let keyNotation = Option<TagWriter.KeyNotation>(
-        names: ["--key-notation"], value: "notation",
-        help: "Initial key written by --write-tags: standard (Am, F#; default) or camelot (8A).") { (text, name) throws(UsageError) in
-        guard let notation = TagWriter.KeyNotation(rawValue: text) else {
-            throw UsageError(description: "unknown notation '\(text)' for \(name): expected standard or camelot")
-        }
-        return notation
-    }
-    let timeout = Option<Double>(names: ["--timeout"], value: "seconds",
-                                 help: "Time limit per input (default: 60 s plus half the audio's duration).") { (text, name) throws(UsageError) in
-        guard let t = Double(text), t > 0, t.isFinite else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected a positive number of seconds")
-        }
-        return t
-    }
+    let keyNotation = Option<TagWriter.KeyNotation>(names: ["--key-notation"], value: "notation",
+                                                    help: "Initial key written by --write-tags: standard (Am, F#; default) or camelot (8A).",
+                                                    mistake: "unknown notation", expected: "standard or camelot")
+    let timeout = Option.positiveSeconds(names: ["--timeout"], value: "seconds",
+                                         help: "Time limit per input (default: 60 s plus half the audio's duration).")
     let memoryLimit = Option<Int>(names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
                                   range: 64...1_048_576)
     let noProgress = Flag(names: ["--no-progress"], help: "No progress bar or periodic progress lines on stderr (the summary stays).")
     let force = Flag(names: ["--force"], help: "With --output, analyse every input again even when its report is current.")
     let shard = Option<Shard>(names: ["--shard"], value: "k/n",
-                              help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).") { (text, _) throws(UsageError) in
-        do throws(Shard.ParseError) { return try Shard(parsing: text) } catch { throw UsageError(description: error.description) }
-    }
+                              help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).",
+                              parsing: { (text) throws(Shard.ParseError) in try Shard(parsing: text) })
     let tempoRange = Option<ClosedRange<Double>>(names: ["--tempo-range"], value: "low-high",
-                                                 help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).") { (text, _) throws(UsageError) in
-        do throws(TempoRangeError) { return try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) } catch { throw UsageError(description: error.description) }
-    }
+                                                 help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).",
+                                                 parsing: { (text) throws(TempoRangeError) in try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) })
     let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
                                                       help: "JSON file of settings that differ from the defaults (README, \"Configuration\").") { (text, name) throws(UsageError) in
         guard let data = FileManager.default.contents(atPath: text) else { throw UsageError(description: "cannot read \(name) file '\(text)'") }
@@ -60,13 +39,8 @@ struct AnalyzeOptions: OptionGroup {
             throw UsageError(description: "\(name) \(text): \(error)")
         }
     }
-    let progressInterval = Option<Double>(names: ["--progress-interval"], value: "s",
-                                          help: "Seconds between plain progress lines when stderr is not a terminal (default 30).") { (text, name) throws(UsageError) in
-        guard let v = Double(text), v > 0, v.isFinite else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected a positive number of seconds")
-        }
-        return v
-    }
+    let progressInterval = Option.positiveSeconds(names: ["--progress-interval"], value: "s",
+                                                  help: "Seconds between plain progress lines when stderr is not a terminal (default 30).")
 }
 
 /// `cadenza analyze PATH...`: parses the options, runs a ``BatchJob`` and prints its progress,
@@ -100,8 +74,7 @@ enum AnalyzeCommand {
         let args = Cadenza.parse(arguments, spec)
         let requested = args[\.analyses] ?? []
         if let missing = AnalysisType.allCases.first(where: { requested.contains($0) && !$0.isAvailable }) {
-            let offered = AnalysisType.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
-            Cadenza.usageFailure(AnalysisError.unavailable(missing).description + " (--for accepts \(offered))", spec)
+            Cadenza.usageFailure(AnalysisError.unavailable(missing).description + " (--for accepts \(availableAnalyses))", spec)
         }
         if args.positionals.isEmpty { Cadenza.usageFailure("no input: give at least one file or folder", spec) }
 

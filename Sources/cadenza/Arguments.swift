@@ -50,10 +50,60 @@ extension Option where Value == Int {
     init(names: [String], value: String, help: String, range: ClosedRange<Int>) {
         self.init(names: names, value: value, help: help) { (text, name) throws(UsageError) -> Int in
             guard let n = Int(text), range.contains(n) else {
-                throw UsageError(description: "invalid value '\(text)' for \(name): expected an integer in \(range.lowerBound)...\(range.upperBound)")
+                throw UsageError.invalidValue(text, for: name, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
             }
             return n
         }
+    }
+}
+
+extension Option where Value == Double {
+    /// A positive, finite number of seconds; anything else is a usage error.
+    static func positiveSeconds(names: [String], value: String, help: String) -> Option<Double> {
+        Option(names: names, value: value, help: help) { (text, name) throws(UsageError) -> Double in
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw UsageError.invalidValue(text, for: name, expected: "a positive number of seconds")
+            }
+            return seconds
+        }
+    }
+}
+
+extension Option where Value: RawRepresentable, Value.RawValue == String {
+    /// An option whose text is one of `Value`'s raw values; other text is the usage error
+    /// "`mistake` '<text>' for <name>: expected `expected`".
+    init(names: [String], value: String, help: String, mistake: String = "invalid value", expected: String) {
+        self.init(names: names, value: value, help: help) { (text, name) throws(UsageError) -> Value in
+            guard let choice = Value(rawValue: text) else {
+                throw UsageError(description: "\(mistake) '\(text)' for \(name): expected \(expected)")
+            }
+            return choice
+        }
+    }
+}
+
+extension Option {
+    /// An option whose text is parsed by the library (`parse`); the library's error, as it
+    /// describes itself, is the usage error.
+    init<Failure: Error & CustomStringConvertible>(names: [String], value: String, help: String,
+                                                  parsing parse: @escaping @Sendable (String) throws(Failure) -> Value) {
+        self.init(names: names, value: value, help: help) { (text, _) throws(UsageError) -> Value in
+            do throws(Failure) { return try parse(text) } catch { throw UsageError(description: error.description) }
+        }
+    }
+}
+
+extension Option where Value == Set<AnalysisType> {
+    /// `--for <list>`: comma-separated analysis names (``parseAnalysisTypes(_:)``).
+    static func analyses(help: String) -> Option<Set<AnalysisType>> {
+        Option(names: ["--for"], value: "list", help: help) { (text, _) throws(UsageError) in try parseAnalysisTypes(text) }
+    }
+}
+
+extension UsageError {
+    /// "invalid value '`text`' for `name`: expected `expected`".
+    static func invalidValue(_ text: String, for name: String, expected: String) -> UsageError {
+        UsageError(description: "invalid value '\(text)' for \(name): expected \(expected)")
     }
 }
 

@@ -43,25 +43,21 @@ struct QueryOptions: OptionGroup {
     let bpm = Option<ClosedRange<Double>>(names: ["--bpm"], value: "lo-hi", help: "Tempo range, e.g. 118-126 (or one value).") { (text, name) throws(UsageError) in
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, low.isFinite, high.isFinite, low <= high else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected a range like 118-126")
+            throw UsageError.invalidValue(text, for: name, expected: "a range like 118-126")
         }
         return low...high
     }
     let key = Option<CamelotCode>(names: ["--key"], value: "key", help: "Camelot code (8A) or key name (A minor, Am, F#).") { (text, name) throws(UsageError) in
         guard let code = CamelotCode(parsing: text) else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected a Camelot code like 8A or a key like 'A minor'")
+            throw UsageError.invalidValue(text, for: name, expected: "a Camelot code like 8A or a key like 'A minor'")
         }
         return code
     }
     let compatible = Flag(names: ["--compatible"], help: "With --key: also the keys that mix (same code, one step round the wheel, relative major/minor).")
     let errors = Flag(names: ["--errors"], help: "Also list error records.")
     let limit = Option<Int>(names: ["--limit"], value: "n", help: "At most N rows.", range: 0...Int(Int32.max))
-    let format = Option<CatalogFormat>(names: ["--format", "-f"], value: "format", help: "table (default), ndjson or csv.") { (text, name) throws(UsageError) in
-        guard let format = CatalogFormat(rawValue: text) else {
-            throw UsageError(description: "unknown format '\(text)' for \(name): expected table, ndjson or csv")
-        }
-        return format
-    }
+    let format = Option<CatalogFormat>(names: ["--format", "-f"], value: "format", help: "table (default), ndjson or csv.",
+                                       mistake: "unknown format", expected: "table, ndjson or csv")
 }
 
 /// `cadenza query catalog.sqlite --bpm 118-126 --key 8A --compatible`: prints matching tracks.

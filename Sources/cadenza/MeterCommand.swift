@@ -3,14 +3,9 @@ import MusicUnderstanding
 
 /// The options of `cadenza meter`, declared once.
 struct MeterOptions: OptionGroup {
-    let format = Option<RawPCMFormat.SampleFormat>(
-        names: ["--format", "-f"], value: "fmt",
-        help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels).") { (text, name) throws(UsageError) in
-        guard let format = RawPCMFormat.SampleFormat(rawValue: text) else {
-            throw UsageError(description: "invalid value '\(text)' for \(name): expected f32le or s16le")
-        }
-        return format
-    }
+    let format = Option<RawPCMFormat.SampleFormat>(names: ["--format", "-f"], value: "fmt",
+                                                   help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels).",
+                                                   expected: "f32le or s16le")
     let rate = Option<Int>(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input (4000 to 768000).",
                            range: AudioDecoder.supportedSampleRates)
     let channels = Option<Int>(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input.", range: 1...64)

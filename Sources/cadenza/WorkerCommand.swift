@@ -3,9 +3,7 @@ import MusicUnderstanding
 
 /// The options of the hidden `cadenza worker`, declared once.
 struct WorkerOptions: OptionGroup {
-    let analyses = Option<Set<AnalysisType>>(names: ["--for"], value: "list", help: "Analyses to run.") { (text, _) throws(UsageError) in
-        try parseAnalysisTypes(text)
-    }
+    let analyses = Option.analyses(help: "Analyses to run.")
     let addressSpace = Option<UInt64>(names: ["--address-space"], value: "bytes", help: "RLIMIT_AS of the worker.") { (text, name) throws(UsageError) in
         guard let n = UInt64(text), n > 0 else { throw UsageError(description: "invalid value '\(text)' for \(name)") }
         return n
