@@ -44,17 +44,38 @@ std::vector<std::pair<std::string, std::string>> parse(const char *assignments) 
     return out;
 }
 
+// Whether `ref` holds a file TagLib can tag; otherwise the reason goes to `error`.
+bool taggable(const TagLib::FileRef &ref, char *error, size_t errorSize) {
+    if (ref.isNull() || ref.file() == nullptr || !ref.file()->isValid()) {
+        setError(error, errorSize, "not a file TagLib can tag (unknown extension or unreadable tags)");
+        return false;
+    }
+    return true;
+}
+
+// Runs `body`, turning any exception TagLib throws into -1 and the reason in `error`:
+// no exception crosses the C interface.
+template <typename Body>
+auto guarded(char *error, size_t errorSize, Body body) -> decltype(body()) {
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        setError(error, errorSize, std::string("TagLib failed: ") + e.what());
+        return -1;
+    } catch (...) {
+        setError(error, errorSize, "TagLib failed");
+        return -1;
+    }
+}
+
 }  // namespace
 
 extern "C" long cadenza_tags_read(const char *path, char *out, size_t size, char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, [&]() -> long {
         TagLib::FileStream stream(path, true);
         if (!stream.isOpen()) { setError(error, errorSize, "cannot open the file"); return -1; }
         TagLib::FileRef ref(&stream, false);
-        if (ref.isNull() || ref.file() == nullptr || !ref.file()->isValid()) {
-            setError(error, errorSize, "not a file TagLib can tag (unknown extension or unreadable tags)");
-            return -1;
-        }
+        if (!taggable(ref, error, errorSize)) return -1;
         std::string text;
         const TagLib::PropertyMap map = ref.file()->properties();
         for (auto it = map.begin(); it != map.end(); ++it) {
@@ -74,22 +95,13 @@ extern "C" long cadenza_tags_read(const char *path, char *out, size_t size, char
         }
         if (text.size() < size && out != nullptr) std::memcpy(out, text.c_str(), text.size() + 1);
         return static_cast<long>(text.size());
-    } catch (const std::exception &e) {
-        setError(error, errorSize, std::string("TagLib failed: ") + e.what());
-        return -1;
-    } catch (...) {
-        setError(error, errorSize, "TagLib failed");
-        return -1;
-    }
+    });
 }
 
 extern "C" int cadenza_tags_write(const char *path, const char *assignments, char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, [&]() -> int {
         TagLib::FileRef ref(path, false);
-        if (ref.isNull() || ref.file() == nullptr || !ref.file()->isValid()) {
-            setError(error, errorSize, "not a file TagLib can tag (unknown extension or unreadable tags)");
-            return -1;
-        }
+        if (!taggable(ref, error, errorSize)) return -1;
         if (ref.file()->readOnly()) { setError(error, errorSize, "the file is read-only"); return -1; }
         auto *mp4 = dynamic_cast<TagLib::MP4::File *>(ref.file());
         TagLib::PropertyMap map = ref.file()->properties();
@@ -120,11 +132,5 @@ extern "C" int cadenza_tags_write(const char *path, const char *assignments, cha
         }
         if (!saved) { setError(error, errorSize, "TagLib could not save the file"); return -1; }
         return 0;
-    } catch (const std::exception &e) {
-        setError(error, errorSize, std::string("TagLib failed: ") + e.what());
-        return -1;
-    } catch (...) {
-        setError(error, errorSize, "TagLib failed");
-        return -1;
-    }
+    });
 }
