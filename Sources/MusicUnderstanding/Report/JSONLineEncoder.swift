@@ -531,16 +531,15 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
-    let engine: JSONStreamEngine
-    let depth: Int
-    let frameID: Int
+/// What the unkeyed and the single-value container share: each primitive value is `begin()`
+/// (the next element, or the single value) and one write of the engine.
+protocol StreamValueContainer {
+    var engine: JSONStreamEngine { get }
+    /// Starts the next value.
+    func begin()
+}
 
-    var codingPath: [any CodingKey] { engine.codingPath(depth: depth) }
-    var count: Int { engine.elementCount(depth: depth) }
-
-    @inline(__always) private func begin() { _ = engine.beginElement(depth: depth, frameID: frameID) }
-
+extension StreamValueContainer {
     mutating func encodeNil() throws { begin(); engine.writeNull() }
     mutating func encode(_ value: Bool) throws { begin(); engine.writeBool(value) }
     mutating func encode(_ value: String) throws { begin(); engine.writeString(value) }
@@ -556,6 +555,17 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt16) throws { begin(); engine.writeInteger(value) }
     mutating func encode(_ value: UInt32) throws { begin(); engine.writeInteger(value) }
     mutating func encode(_ value: UInt64) throws { begin(); engine.writeInteger(value) }
+}
+
+struct StreamUnkeyedContainer: UnkeyedEncodingContainer, StreamValueContainer {
+    let engine: JSONStreamEngine
+    let depth: Int
+    let frameID: Int
+
+    var codingPath: [any CodingKey] { engine.codingPath(depth: depth) }
+    var count: Int { engine.elementCount(depth: depth) }
+
+    @inline(__always) func begin() { _ = engine.beginElement(depth: depth, frameID: frameID) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let start = engine.count
@@ -581,30 +591,14 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     }
 }
 
-struct StreamSingleValueContainer: SingleValueEncodingContainer {
+struct StreamSingleValueContainer: SingleValueEncodingContainer, StreamValueContainer {
     let engine: JSONStreamEngine
     let depth: Int
     let frameID: Int
 
     var codingPath: [any CodingKey] { engine.codingPath(depth: depth) }
 
-    @inline(__always) private func begin() { engine.beginSingle(depth: depth, frameID: frameID) }
-
-    mutating func encodeNil() throws { begin(); engine.writeNull() }
-    mutating func encode(_ value: Bool) throws { begin(); engine.writeBool(value) }
-    mutating func encode(_ value: String) throws { begin(); engine.writeString(value) }
-    mutating func encode(_ value: Double) throws { begin(); engine.writeFloat(value) }
-    mutating func encode(_ value: Float) throws { begin(); engine.writeFloat(value) }
-    mutating func encode(_ value: Int) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: Int8) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: Int16) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: Int32) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: Int64) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: UInt) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: UInt8) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: UInt16) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: UInt32) throws { begin(); engine.writeInteger(value) }
-    mutating func encode(_ value: UInt64) throws { begin(); engine.writeInteger(value) }
+    @inline(__always) func begin() { engine.beginSingle(depth: depth, frameID: frameID) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         begin()
