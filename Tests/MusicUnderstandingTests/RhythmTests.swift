@@ -550,6 +550,35 @@ private enum Synth {
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
+    /// An even quaver ostinato (every note alike, as periodic at 236 BPM as at 118) under a
+    /// bass note and a chord change on each 4-beat bar, as in game and film music: the bar
+    /// holds 4 crotchets, or 8 quavers, and listeners tap the crotchets. Without the measure
+    /// test the isochronous quavers win (236 BPM).
+    @Test func quaverOstinatoUnderFourBeatBar() {
+        let duration = 30.0, period = 60.0 / 118
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        let truth = stride(from: 0.5, to: duration - 1, by: period).map { $0 }
+        let chords = [[60, 64, 67], [57, 60, 64], [53, 57, 60], [55, 59, 62]]
+        for (i, t) in truth.enumerated() {
+            let chord = chords[(i / 4) % chords.count]
+            for q in 0..<2 {
+                Synth.pluck(&samples, at: t + Double(q) * period / 2, midi: chord[(2 * i + q) % 3] + 12, gain: 0.15, decay: 0.2)
+            }
+            if i % 4 == 0 {
+                Synth.pluck(&samples, at: t, midi: chord[0] - 24, gain: 0.3, decay: 1.2)
+                for m in chord { Synth.pluck(&samples, at: t, midi: m, gain: 0.08, decay: 1.5) }
+            }
+        }
+        let result = Synth.analyze(samples)
+        let bpm = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(bpm / 118 - 1) < 0.04, "tempo \(bpm)")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
+        var off = RhythmAnalyzer.Configuration()
+        off.measureGroupingRatio = 0
+        let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
+        #expect(abs(without / 236 - 1) < 0.04, "without the measure test: \(without)")
+    }
+
     /// A tempo that sways between 80 and 120 BPM (a 20 s cycle, plucked notes with bass on the
     /// bar): the tracker follows it, beat for beat, although the global tempo estimate of such a
     /// piece is off its mean (the HMM's period range and its weak prior around the global tempo).

@@ -81,6 +81,18 @@ public struct RhythmAnalyzer: Sendable {
         /// without it (the quaver pulse had 0.90 of the crotchets' periodicity), 99 with it; the
         /// public set is unchanged. Isochronous streams are exempt (their events are the beat).
         public var priorWeightedGrouping: Bool = true
+        /// The grouping test keeps the current level when its measure (3 or 4 of its periods)
+        /// pulses more strongly than every level the faster one reaches within 4 of its own
+        /// periods: the faster level is kept only below this share of that measure's
+        /// periodicity (default 0.9, the ``subdivisionRatio``; 0 turns the test off). Common
+        /// meters group two to four beats into a bar (London 2004, *Hearing in Time*, ch. 2;
+        /// the nested tatum/tactus/measure levels of Klapuri et al. 2006, sec. III), so a bar
+        /// that holds 3 or 4 of the current beats would hold 6 or 8 of the faster ones: a
+        /// steady quaver ostinato under a clear 4-beat bar is a subdivision even when it is
+        /// as periodic as the beat, where a click track, without a bar, stays its own beat.
+        /// planetblupi's ten MIDI renderings (tempo from the shipped MIDI): 6/10 → 8/10; the
+        /// public set's rhythm rows are unchanged.
+        public var measureGroupingRatio: Double = 0.9
         /// Constant added to every beat time, seconds (default 0).
         public var latency: Double = 0
         /// Beat periods tracked, as a factor around the global period: from `period /

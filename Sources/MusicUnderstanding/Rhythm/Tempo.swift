@@ -187,6 +187,15 @@ struct TempoEstimator: Sendable {
             let preference = configuration.priorWeightedGrouping && !isochronous
                 ? prior(Double(faster)) / prior(tau) : 1
             guard max(half, third) * preference >= configuration.subdivisionRatio * a[bestLag] else { break }
+            // Metrical well-formedness: a bar of 3 or 4 current beats that pulses more strongly
+            // than anything within 4 faster periods would hold 6 or 8 faster beats, more than
+            // common meters group (London 2004; `measureGroupingRatio`).
+            if configuration.measureGroupingRatio > 0 {
+                let f = Double(faster)
+                let measure = max(comb(3 * tau, 3), comb(4 * tau, 4))
+                let seen = max(comb(2 * f, 2), comb(3 * f, 3), comb(4 * f, 4))
+                if seen < configuration.measureGroupingRatio * measure { break }
+            }
             // Harmony as the accent that groups a steady stream of notes (Lerdahl & Jackendoff's
             // harmonic-rhythm preference; Goto 2001): when chords change with clear periodicity
             // at the current level but not at the faster one, the faster pulse is a subdivision
