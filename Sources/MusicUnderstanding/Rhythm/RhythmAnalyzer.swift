@@ -90,8 +90,11 @@ public struct RhythmAnalyzer: Sendable {
         /// that holds 3 or 4 of the current beats would hold 6 or 8 of the faster ones: a
         /// steady quaver ostinato under a clear 4-beat bar is a subdivision even when it is
         /// as periodic as the beat, where a click track, without a bar, stays its own beat.
-        /// planetblupi's ten MIDI renderings (tempo from the shipped MIDI): 6/10 → 8/10; the
-        /// public set's rhythm rows are unchanged.
+        /// The same periodicities fit two bars of the faster level (hypermeter), so the test
+        /// applies only where the tempo prior prefers the current level. planetblupi's ten MIDI
+        /// renderings (tempo from the shipped MIDI): 6/10 → 8/10; the public set's rhythm rows
+        /// are unchanged; on 57 further real game tracks the tempo agreement with Essentia is
+        /// unchanged (0.544; 0.509 without the prior clause).
         public var measureGroupingRatio: Double = 0.9
         /// Constant added to every beat time, seconds (default 0).
         public var latency: Double = 0

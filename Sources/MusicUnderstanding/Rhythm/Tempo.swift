@@ -189,8 +189,11 @@ struct TempoEstimator: Sendable {
             guard max(half, third) * preference >= configuration.subdivisionRatio * a[bestLag] else { break }
             // Metrical well-formedness: a bar of 3 or 4 current beats that pulses more strongly
             // than anything within 4 faster periods would hold 6 or 8 faster beats, more than
-            // common meters group (London 2004; `measureGroupingRatio`).
-            if configuration.measureGroupingRatio > 0 {
+            // common meters group (London 2004; `measureGroupingRatio`), unless that long
+            // period is two bars of the faster level (hypermeter: patterns that repeat every
+            // two bars). The periodicities cannot tell the two apart, so the tempo prior does:
+            // the current level is kept when it is the nearer to the preferred tempo.
+            if configuration.measureGroupingRatio > 0, prior(Double(faster)) <= prior(tau) {
                 let f = Double(faster)
                 let measure = max(comb(3 * tau, 3), comb(4 * tau, 4))
                 let seen = max(comb(2 * f, 2), comb(3 * f, 3), comb(4 * f, 4))
