@@ -17,6 +17,9 @@ from pathlib import Path
 import mido
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from beatscore import f_measure  # noqa: E402
+
 MUSIC = Path("/usr/share/planetblupi/music")
 
 
@@ -26,20 +29,6 @@ def midi_tempo(path):
         if msg.type == "set_tempo":
             return mido.tempo2bpm(msg.tempo)
     return 120.0
-
-
-def f_measure(ref, est, window=0.07):
-    """Beat F-measure as mir_eval computes it (first 5 s skipped, one match per beat)."""
-    ref = np.asarray([r for r in ref if r >= 5]); est = np.asarray([e for e in est if e >= 5])
-    if len(ref) == 0 or len(est) == 0:
-        return 0.0
-    used, hits = set(), 0
-    for r in ref:
-        j = int(np.argmin(np.abs(est - r)))
-        if abs(est[j] - r) <= window and j not in used:
-            used.add(j); hits += 1
-    p, q = hits / len(est), hits / len(ref)
-    return 2 * p * q / (p + q) if p + q else 0.0
 
 
 def main():

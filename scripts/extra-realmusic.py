@@ -17,22 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from beatscore import f_measure  # noqa: E402
+
 HARNESS_TRACKS = {"knolls", "northern_mountains", "nunc_dimittis", "revelation",
                   "track15", "track24", "track26", "track6"}
 SOURCES = ["/usr/share/games/wesnoth", "/usr/share/games/warzone2100"]
-
-
-def f_measure(ref, est, window=0.07):
-    ref = np.asarray([r for r in ref if r >= 5]); est = np.asarray([e for e in est if e >= 5])
-    if len(ref) == 0 or len(est) == 0:
-        return 0.0
-    used, hits = set(), 0
-    for r in ref:
-        j = int(np.argmin(np.abs(est - r)))
-        if abs(est[j] - r) <= window and j not in used:
-            used.add(j); hits += 1
-    p, q = hits / len(est), hits / len(ref)
-    return 2 * p * q / (p + q) if p + q else 0.0
 
 
 def main():

@@ -6,14 +6,8 @@ usage: scripts/realmusic-beat-agreement.py REPORTS_DIR  (reports of `cadenza ana
 """
 import json, sys, glob, os, numpy as np
 
-def fm(ref, est, w=0.07):
-    ref=np.asarray([r for r in ref if r>=5]); est=np.asarray([e for e in est if e>=5])
-    if len(ref)==0 or len(est)==0: return 0.0
-    used=set(); h=0
-    for r in ref:
-        j=int(np.argmin(np.abs(est-r)))
-        if abs(est[j]-r)<=w and j not in used: used.add(j); h+=1
-    p=h/len(est); q=h/len(ref); return 2*p*q/(p+q) if p+q else 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from beatscore import f_measure as fm  # noqa: E402
 d=sys.argv[1]; out=[]
 for f in sorted(glob.glob(os.environ.get('CADENZA_EVAL','/work/eval')+'/anchors/essentia/realmusic/*.json')):
     n=os.path.basename(f); e=json.load(open(f))['rhythm']['beats']
