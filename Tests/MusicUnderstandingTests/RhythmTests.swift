@@ -550,6 +550,25 @@ private enum Synth {
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
+    /// Clicks at 225 BPM (267 ms apart) are faster than a beat listeners tap: the beat is every
+    /// other click (112.5 BPM, `maximumBeatBPM` 215), and the click rate stays a tempo candidate.
+    /// With the limit at 240 the clicks themselves are the beat.
+    @Test func clicksFasterThanTheTactus() {
+        let duration = 16.0, period = 60.0 / 225
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        let clicks = stride(from: 0.5, to: duration - 0.2, by: period).map { $0 }
+        for t in clicks { Synth.click(&samples, at: t) }
+        let result = Synth.analyze(samples)
+        let bpm = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(bpm / 112.5 - 1) < 0.04, "tempo \(bpm)")
+        #expect(result.tempoCandidates?.contains { abs($0.beatsPerMinute / 225 - 1) < 0.04 } == true,
+                "candidates \(result.tempoCandidates ?? [])")
+        var wide = RhythmAnalyzer.Configuration()
+        wide.maximumBeatBPM = 240
+        let fast = Double(Synth.analyze(samples, configuration: wide).beatsPerMinute ?? 0)
+        #expect(abs(fast / 225 - 1) < 0.04, "with the limit at 240: \(fast)")
+    }
+
     /// An even quaver ostinato (every note alike, as periodic at 236 BPM as at 118) under a
     /// bass note and a chord change on each 4-beat bar, as in game and film music: the bar
     /// holds 4 crotchets, or 8 quavers, and listeners tap the crotchets. Without the measure
@@ -575,6 +594,7 @@ private enum Synth {
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
         var off = RhythmAnalyzer.Configuration()
         off.measureGroupingRatio = 0
+        off.maximumBeatBPM = 240
         let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
         #expect(abs(without / 236 - 1) < 0.04, "without the measure test: \(without)")
     }

@@ -18,6 +18,14 @@ public struct RhythmAnalyzer: Sendable {
         public var minimumBPM: Double = 40
         /// Highest tempo considered, BPM (default 240).
         public var maximumBPM: Double = 240
+        /// Highest tempo the estimate may choose as the beat, BPM (default 215, the upper bound
+        /// of madmom's DBN beat tracker, Böck, Krebs & Widmer 2016; Essentia's RhythmExtractor2013
+        /// stops at 208): a pulse faster than that is a subdivision to a listener (its period,
+        /// under 280 ms, is below the tactus range, London 2004, ch. 2). Faster levels stay in
+        /// `tempoCandidates`, and `foldedTempoRange` can still move the beats up to
+        /// ``maximumBPM``. planetblupi's ten MIDI renderings: 8/10 → 9/10 (music003, 240 → 120);
+        /// the public set's rhythm rows are unchanged.
+        public var maximumBeatBPM: Double = 215
         /// Centre of the log-Gaussian tempo prior, BPM (default 120; Ellis 2007, Moelants &
         /// McKinney 2004).
         public var preferredBPM: Double = 120

@@ -111,6 +111,9 @@ struct TempoEstimator: Sendable {
         let minLag = max(2, Int((60 / configuration.maximumBPM * frameRate).rounded(.down)))
         let maxLag = min(acf.count - 2, Int((60 / configuration.minimumBPM * frameRate).rounded(.up)))
         guard minLag < maxLag else { return nil }
+        // The fastest period the beat may have (faster pulses remain octave candidates).
+        let beatMinLag = max(minLag, Int((60 / min(configuration.maximumBeatBPM, configuration.maximumBPM) * frameRate).rounded(.down)))
+        guard beatMinLag < maxLag else { return nil }
         let a = acf.map { max(0, $0) }
         func at(_ x: Double) -> Double {  // linear interpolation
             let i = Int(x.rounded(.down))
@@ -158,7 +161,7 @@ struct TempoEstimator: Sendable {
             return max(chordAt(tau - block), chordAt(tau), chordAt(tau + block))
         }
         var bestScore = 0.0, bestLag = 0
-        for l in minLag...maxLag {
+        for l in beatMinLag...maxLag {
             // Only local maxima of the autocorrelation are candidate periods.
             guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
             let s = score(l)
@@ -178,7 +181,7 @@ struct TempoEstimator: Sendable {
             let tau = Double(bestLag)
             let half = at(tau / 2), third = configuration.tripleGrouping ? at(tau / 3) : 0
             let faster = peak(a, near: half >= third ? tau / 2 : tau / 3)
-            guard faster >= minLag, faster < bestLag, a[faster] > 0 else { break }
+            guard faster >= beatMinLag, faster < bestLag, a[faster] > 0 else { break }
             // An isochronous stream (identical events, a click track) is its own beat whatever
             // the chroma sampling or the prior makes of it.
             let isochronous = max(half, third) >= 0.98 * a[bestLag]
