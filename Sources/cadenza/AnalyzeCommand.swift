@@ -34,7 +34,10 @@ struct AnalyzeOptions: OptionGroup {
                                                  parsing: { (text) throws(TempoRangeError) in try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) })
     let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
                                                       help: "JSON file of settings that differ from the defaults (README, \"Configuration\").") { (text, name) throws(UsageError) in
-        guard let data = FileManager.default.contents(atPath: text) else { throw UsageError(description: "cannot read \(name) file '\(text)'") }
+        // Read through a file handle, so a pipe (`--configuration <(...)`, /dev/stdin) works too.
+        guard let handle = FileHandle(forReadingAtPath: text), let data = try? handle.readToEnd() ?? Data() else {
+            throw UsageError(description: "cannot read \(name) file '\(text)'")
+        }
         do throws(ConfigurationError) { return try AnalysisConfiguration(overridingDefaultsWith: data) } catch {
             throw UsageError(description: "\(name) \(text): \(error)")
         }

@@ -161,6 +161,11 @@ struct CLITests {
         #expect(run.status == 0, "\(run.err)")
         let analyzer = try #require(try CLI.object(run.lines.first ?? "")["analyzer"] as? [String: Any])
         #expect((analyzer["configuration"] as? String)?.hasPrefix("custom-") == true)
+        // A pipe works as the file (`--configuration <(...)`, /dev/stdin): the same settings, the same id.
+        let piped = try await CLI.run(["analyze", "--for", "loudness", "--no-progress", "--configuration", "/dev/stdin", "Fixtures/tone_2s_stereo.flac"],
+                                      stdin: Data(#"{"rhythm": {"meters": [3], "foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}"#.utf8))
+        let pipedAnalyzer = try #require(try CLI.object(piped.lines.first ?? "")["analyzer"] as? [String: Any])
+        #expect(piped.status == 0 && pipedAnalyzer["configuration"] as? String == analyzer["configuration"] as? String, "\(piped.err)")
         // The library's merge: only the named settings change.
         let merged = try AnalysisConfiguration(overridingDefaultsWith: Data(#"{"rhythm": {"meters": [3]}}"#.utf8))
         var expected = AnalysisConfiguration()
@@ -168,6 +173,7 @@ struct CLITests {
         #expect(merged == expected)
         for (name, json, mention) in [("typo.json", #"{"rhythm": {"meter": [3]}}"#, "unknown setting 'rhythm.meter'"),
                                       ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
+                                      ("bpm.json", #"{"rhythm": {"maximumBeatBPM": 30}}"#, "maximumBeatBPM (30.0)"),
                                       ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
                                       ("list.json", "[1, 2]", "not a JSON object")] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

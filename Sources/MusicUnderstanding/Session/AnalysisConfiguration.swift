@@ -62,7 +62,9 @@ extension AnalysisConfiguration {
     /// as the configuration, holding only what changes, e.g.
     /// `{"rhythm": {"foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}`.
     /// Unknown keys are refused, so a misspelt setting never silently keeps its default, and a
-    /// ``RhythmAnalyzer/Configuration/foldedTempoRange`` must pass ``RhythmAnalyzer/Configuration/validate(foldedTempoRange:)``.
+    /// ``RhythmAnalyzer/Configuration/foldedTempoRange`` must pass ``RhythmAnalyzer/Configuration/validate(foldedTempoRange:)``,
+    /// and ``RhythmAnalyzer/Configuration/minimumBPM`` must be positive and below both
+    /// ``RhythmAnalyzer/Configuration/maximumBPM`` and ``RhythmAnalyzer/Configuration/maximumBeatBPM``.
     public init(overridingDefaultsWith json: Data) throws(ConfigurationError) {
         guard let patch = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { throw .notAnObject }
         guard let defaults = AnalysisConfiguration().json,
@@ -83,6 +85,12 @@ extension AnalysisConfiguration {
             do throws(TempoRangeError) { try rhythm.validate(foldedTempoRange: range) } catch {
                 throw .invalidValue("rhythm.foldedTempoRange: \(error)")
             }
+        }
+        // Tempo bounds that leave no tempo to choose would silently give every input no beats.
+        let r = rhythm
+        guard r.minimumBPM.isFinite, r.maximumBPM.isFinite, r.maximumBeatBPM.isFinite, r.minimumBPM > 0,
+              r.minimumBPM < r.maximumBPM, r.minimumBPM < r.maximumBeatBPM else {
+            throw .invalidValue("rhythm: minimumBPM (\(r.minimumBPM)) must be positive and below maximumBPM (\(r.maximumBPM)) and maximumBeatBPM (\(r.maximumBeatBPM))")
         }
     }
 
