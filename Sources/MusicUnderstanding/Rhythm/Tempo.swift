@@ -112,7 +112,7 @@ struct TempoEstimator: Sendable {
         let maxLag = min(acf.count - 2, Int((60 / configuration.minimumBPM * frameRate).rounded(.up)))
         guard minLag < maxLag else { return nil }
         // The fastest period the beat may have (faster pulses remain octave candidates).
-        let beatMinLag = max(minLag, Int((60 / min(configuration.maximumBeatBPM, configuration.maximumBPM) * frameRate).rounded(.down)))
+        let beatMinLag = max(minLag, Int((60 / configuration.maximumBeatBPM * frameRate).rounded(.down)))
         guard beatMinLag < maxLag else { return nil }
         let a = acf.map { max(0, $0) }
         func at(_ x: Double) -> Double {  // linear interpolation
@@ -196,8 +196,8 @@ struct TempoEstimator: Sendable {
             // period is two bars of the faster level (hypermeter: patterns that repeat every
             // two bars). The periodicities cannot tell the two apart, so the tempo prior does:
             // the current level is kept when it is the nearer to the preferred tempo.
-            if configuration.measureGroupingRatio > 0, prior(Double(faster)) <= prior(tau) {
-                let f = Double(faster)
+            let f = Double(faster)
+            if configuration.measureGroupingRatio > 0, prior(f) <= prior(tau) {
                 let measure = max(comb(3 * tau, 3), comb(4 * tau, 4))
                 let seen = max(comb(2 * f, 2), comb(3 * f, 3), comb(4 * f, 4))
                 if seen < configuration.measureGroupingRatio * measure { break }
