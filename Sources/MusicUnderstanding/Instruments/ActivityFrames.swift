@@ -24,6 +24,15 @@ struct ActivityFrames {
     var fluctuation: [Float]
     /// Share of tonal subband comparisons (``PitchFluctuationFeatures/tonalShare``); 0 when absent.
     var tonalShare: [Float]
+    /// Vocal variance: the variances of MFCCs 1-5 over the MFCC vectors whose centres lie within
+    /// ±``vocalVarianceHalfWindow`` s of the frame's centre, summed (bels², the units of
+    /// ``MelFeatures/mfcc``); `nil` when the features hold no MFCCs (or fewer than 6).
+    /// B. Lehner, R. Sonnleitner & G. Widmer, "Towards light-weight, real-time-capable singing
+    /// voice detection", ISMIR 2013, sec. 3.2 ("vocal variance"); used against instruments whose
+    /// partials fluctuate like a voice in Lehner, Widmer & Sonnleitner, ICASSP 2014, sec. 3.
+    var vocalVariance: [Float]?
+    /// Half of the vocal variance window, seconds (0.5: Lehner et al. 2013 take about 1 s).
+    static let vocalVarianceHalfWindow = 0.5
 
     /// Resamples `features`; `duration` fixes the number of frames (at most 3 h × 36 000 / h).
     init(features: SharedFeatures) {
@@ -40,6 +49,7 @@ struct ActivityFrames {
         count = n
         fluctuation = (0..<n).map { i in pf.flatMap { i < $0.fluctuation.count ? $0.fluctuation[i] : nil } ?? 0 }
         tonalShare = (0..<n).map { i in pf.flatMap { i < $0.tonalShare.count ? $0.tonalShare[i] : nil } ?? 0 }
+        vocalVariance = features.mel.flatMap { Self.vocalVariance(of: $0, frames: n) }
         guard let hp = features.harmonicPercussive, hp.bandCount > 0, hp.frameRate.isFinite, hp.frameRate > 0 else {
             bands = 0
             edges = []
@@ -78,6 +88,45 @@ struct ActivityFrames {
         }
         harmonic = h; percussive = p; residual = r
 
+    }
+
+    /// The vocal variance of each of `frames` 10 Hz frames (see ``vocalVariance``); `nil` when
+    /// `mel` has fewer than 6 coefficients or no usable rate. Prefix sums of each coefficient and
+    /// its square give every window's variance in one pass; non-finite values count as 0.
+    static func vocalVariance(of mel: MelFeatures, frames n: Int) -> [Float]? {
+        let k = mel.coefficientCount
+        guard k >= 6, mel.frameRate.isFinite, mel.frameRate > 0 else { return nil }
+        let vectors = mel.mfcc.count / k
+        // Vector v pools STFT frames v·p ..< (v + 1)·p (p = framesPerVector): its centre is at
+        // (v + (p − 1) / 2p) / rate seconds. The window of frame j holds the vectors lo ..< hi.
+        let p = Double(max(1, mel.framesPerVector))
+        let offset = (p - 1) / (2 * p)
+        let windows: [(lo: Int, hi: Int)] = (0..<n).map { j in
+            let centre = (Double(j) + 0.5) / rate
+            // Clamped in floating point first: a hostile rate must not overflow the conversion.
+            func index(_ x: Double) -> Int { Int(min(Double(vectors), max(0, x.isFinite ? x : 0))) }
+            let lo = index(((centre - vocalVarianceHalfWindow) * mel.frameRate - offset).rounded(.up))
+            let hi = max(lo, index(((centre + vocalVarianceHalfWindow) * mel.frameRate - offset).rounded(.down) + 1))
+            return (lo, hi)
+        }
+        var total = [Double](repeating: 0, count: n)
+        var sum = [Double](repeating: 0, count: vectors + 1), square = sum
+        for c in 1...5 {
+            for v in 0..<vectors {
+                let x = Double(mel.mfcc[v * k + c])
+                let value = x.isFinite ? x : 0
+                sum[v + 1] = sum[v] + value
+                square[v + 1] = square[v] + value * value
+            }
+            for j in 0..<n {
+                let (lo, hi) = windows[j]
+                guard hi - lo >= 2 else { continue }
+                let count = Double(hi - lo)
+                let mean = (sum[hi] - sum[lo]) / count
+                total[j] += max(0, (square[hi] - square[lo]) / count - mean * mean)
+            }
+        }
+        return total.map { Float($0) }
     }
 
     /// Sum of `component` over bands `range` (clamped to the available bands) in frame `f`.
