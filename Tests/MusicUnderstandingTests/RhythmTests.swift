@@ -663,4 +663,42 @@ private enum Synth {
         let kept = analyzer.smoothBeatTimes(gapped, weights: [Double](repeating: 1, count: gapped.count))
         #expect(zip(kept, gapped).allSatisfy { abs($0 - $1) < 1e-9 })
     }
+
+    /// A song that ends on a chord held through its last bar: kick, snare and hats on a 4/4 bar
+    /// at 120 BPM with a chord per bar, then the final downbeat's chord rings for 4 beats and
+    /// fades. The bar is completed (beats 2-4 of the last bar, while the chord sounds), and not
+    /// with `completesLastBar` off; after a final hit followed by silence nothing is added.
+    @Test func heldFinalChordCompletesItsBar() {
+        func song(held: Bool) -> (samples: [Float], lastBar: Double) {
+            let bars = 10, beat = 0.5
+            var samples = [Float](repeating: 0, count: Int((Double(bars + 1) * 4 * beat + 3) * Synth.rate))
+            var noise = Synth.Noise(state: 3)
+            for b in 0..<bars {
+                let t0 = 0.5 + Double(b) * 4 * beat
+                Synth.chord(&samples, at: t0, length: 4 * beat - 0.05, midi: b % 2 == 0 ? [60, 64, 67] : [57, 60, 64])
+                for k in 0..<4 {
+                    let t = t0 + Double(k) * beat
+                    if k % 2 == 0 { Synth.kick(&samples, at: t) } else { Synth.snare(&samples, at: t, noise: &noise) }
+                    Synth.hat(&samples, at: t, noise: &noise)
+                    Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.08)
+                }
+            }
+            let last = 0.5 + Double(bars) * 4 * beat
+            Synth.kick(&samples, at: last)
+            Synth.chord(&samples, at: last, length: held ? 4 * beat + 0.5 : 0.1, midi: [60, 64, 67], gain: held ? 0.08 : 0.02)
+            return (samples, last)
+        }
+        let (samples, last) = song(held: true)
+        let result = Synth.analyze(samples)
+        let finalBeats = [last + 0.5, last + 1.0, last + 1.5]
+        #expect(finalBeats.allSatisfy { t in result.beats.contains { abs($0 - t) < 0.05 } }, "\(result.beats.suffix(5))")
+        #expect(result.beats.allSatisfy { $0 < last + 1.75 })
+        var off = RhythmAnalyzer.Configuration()
+        off.completesLastBar = false
+        let plain = Synth.analyze(samples, configuration: off)
+        #expect(!plain.beats.contains { abs($0 - (last + 1.5)) < 0.05 }, "\(plain.beats.suffix(5))")
+        let (dry, dryLast) = song(held: false)
+        let ended = Synth.analyze(dry)
+        #expect(!ended.beats.contains { $0 > dryLast + 1.25 }, "\(ended.beats.suffix(5))")
+    }
 }
