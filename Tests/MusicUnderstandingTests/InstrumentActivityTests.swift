@@ -257,6 +257,29 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         #expect(without >= 0.6, "without the vocal variance test the vibrato reads as vocal: \(without)")
     }
 
+    /// The vocal variance: 0 for a constant envelope, positive where the 100-5000 Hz envelope
+    /// changes, blind to a change above 5 kHz, MFCCs when there are no bands, nothing without either.
+    @Test func vocalVarianceFollowsTheFormantRegion() {
+        let centres = (0..<40).map { 30 * pow(11_000 / 30, Double($0) / 39) }
+        let inside = centres.firstIndex { $0 > 1000 } ?? 0, above = centres.firstIndex { $0 > 6000 } ?? 0
+        func mel(_ band: (Int, Int) -> Float) -> MelFeatures {
+            let bands = (0..<40).flatMap { v in (0..<40).map { band(v, $0) } }
+            return MelFeatures(frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13,
+                               bandCentres: centres, bands: bands, mfcc: [Float](repeating: 0, count: 40 * 13))
+        }
+        let steady = ActivityFrames.vocalVariance(of: mel { _, _ in 3 }, frames: 40)
+        #expect(steady?.allSatisfy { $0 == 0 } == true)
+        let vowels = ActivityFrames.vocalVariance(of: mel { v, k in k == inside && v % 4 < 2 ? 5 : 3 }, frames: 40)
+        #expect((vowels?[20] ?? 0) > 0.1)
+        let cymbal = ActivityFrames.vocalVariance(of: mel { v, k in k == above && v % 4 < 2 ? 5 : 3 }, frames: 40)
+        #expect(cymbal?.allSatisfy { $0 == 0 } == true)
+        let mfccOnly = MelFeatures(frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13, bandCentres: centres,
+                                   bands: [], mfcc: (0..<40).flatMap { v in (0..<13).map { $0 == 2 && v % 2 == 0 ? Float(1) : 0 } })
+        #expect((ActivityFrames.vocalVariance(of: mfccOnly, frames: 40)?[20] ?? 0) > 0.2)
+        let neither = MelFeatures(frameRate: .infinity, framesPerVector: 4, bandCount: 0, coefficientCount: 1, bandCentres: [], bands: [], mfcc: [1, 2])
+        #expect(ActivityFrames.vocalVariance(of: neither, frames: 10) == nil)
+    }
+
     @Test func bandMixHasEveryInstrument() async throws {
         let s = 8.0
         try await check(ActivitySynth.mix([ActivitySynth.drums(seconds: s, gain: 0.35), ActivitySynth.bass(seconds: s), ActivitySynth.chords(seconds: s, gain: 0.06), ActivitySynth.voice(seconds: s)]),

@@ -24,15 +24,22 @@ struct ActivityFrames {
     var fluctuation: [Float]
     /// Share of tonal subband comparisons (``PitchFluctuationFeatures/tonalShare``); 0 when absent.
     var tonalShare: [Float]
-    /// Vocal variance: the variances of MFCCs 1-5 over the MFCC vectors whose centres lie within
-    /// ±``vocalVarianceHalfWindow`` s of the frame's centre, summed (bels², the units of
-    /// ``MelFeatures/mfcc``); `nil` when the features hold no MFCCs (or fewer than 6).
+    /// Vocal variance: the variances of cepstral coefficients 1-5 over the mel vectors whose
+    /// centres lie within ±``vocalVarianceHalfWindow`` s of the frame's centre, summed (bels², the
+    /// units of ``MelFeatures/bands``); `nil` when the features hold neither mel bands nor MFCCs.
+    /// The coefficients are the orthonormal DCT-II of the log mel bands whose centres lie in
+    /// ``vocalVarianceBand`` (the voice's formant region: hi-hats, cymbals and the bass move the
+    /// envelope there little), or MFCCs 1-5 of all bands when only MFCCs were computed.
     /// B. Lehner, R. Sonnleitner & G. Widmer, "Towards light-weight, real-time-capable singing
-    /// voice detection", ISMIR 2013, sec. 3.2 ("vocal variance"); used against instruments whose
-    /// partials fluctuate like a voice in Lehner, Widmer & Sonnleitner, ICASSP 2014, sec. 3.
+    /// voice detection", ISMIR 2013, sec. 3.2 ("vocal variance", there of MFCCs 1-5 of the whole
+    /// spectrum); used against instruments whose partials fluctuate like a voice in Lehner, Widmer
+    /// & Sonnleitner, ICASSP 2014, sec. 3.
     var vocalVariance: [Float]?
     /// Half of the vocal variance window, seconds (0.5: Lehner et al. 2013 take about 1 s).
     static let vocalVarianceHalfWindow = 0.5
+    /// Mel band centres, Hz, that the vocal variance's cepstrum is taken over (100-5000 Hz: the
+    /// first three formants and the singer's formant; 24 of the default 40 bands).
+    static let vocalVarianceBand = 100.0...5000.0
 
     /// Resamples `features`; `duration` fixes the number of frames (at most 3 h × 36 000 / h).
     init(features: SharedFeatures) {
@@ -91,12 +98,39 @@ struct ActivityFrames {
     }
 
     /// The vocal variance of each of `frames` 10 Hz frames (see ``vocalVariance``); `nil` when
-    /// `mel` has fewer than 6 coefficients or no usable rate. Prefix sums of each coefficient and
-    /// its square give every window's variance in one pass; non-finite values count as 0.
+    /// `mel` has neither 8 bands in ``vocalVarianceBand`` nor 6 MFCCs, or no usable rate. Prefix
+    /// sums of each coefficient and its square give every window's variance in one pass;
+    /// non-finite values count as 0.
     static func vocalVariance(of mel: MelFeatures, frames n: Int) -> [Float]? {
-        let k = mel.coefficientCount
-        guard k >= 6, mel.frameRate.isFinite, mel.frameRate > 0 else { return nil }
-        let vectors = mel.mfcc.count / k
+        guard mel.frameRate.isFinite, mel.frameRate > 0 else { return nil }
+        // The five coefficient series, one value per mel vector.
+        var series: [[Float]]
+        let b = mel.bandCount
+        let selected = mel.bandCentres.indices.filter { vocalVarianceBand.contains(mel.bandCentres[$0]) }
+        if b > 0, mel.bandCentres.count == b, mel.bands.count >= b, selected.count >= 8, let first = selected.first {
+            let m = selected.count, vectors = mel.bands.count / b
+            let scale = Float((2 / Double(m)).squareRoot())
+            let basis: [[Float]] = (1...5).map { c in
+                (0..<m).map { i in scale * Float(cos(Double.pi * Double(c) * (Double(i) + 0.5) / Double(m))) }
+            }
+            series = [[Float]](repeating: [Float](repeating: 0, count: vectors), count: 5)
+            for v in 0..<vectors {
+                for c in 0..<5 {
+                    var x: Float = 0
+                    for i in 0..<m {
+                        let value = mel.bands[v * b + first + i]
+                        x += basis[c][i] * (value.isFinite ? value : 0)
+                    }
+                    series[c][v] = x
+                }
+            }
+        } else if mel.coefficientCount >= 6 {
+            let k = mel.coefficientCount, vectors = mel.mfcc.count / k
+            series = (1...5).map { c in (0..<vectors).map { mel.mfcc[$0 * k + c] } }
+        } else {
+            return nil
+        }
+        let vectors = series[0].count
         // Vector v pools STFT frames v·p ..< (v + 1)·p (p = framesPerVector): its centre is at
         // (v + (p − 1) / 2p) / rate seconds. The window of frame j holds the vectors lo ..< hi.
         let p = Double(max(1, mel.framesPerVector))
@@ -111,9 +145,9 @@ struct ActivityFrames {
         }
         var total = [Double](repeating: 0, count: n)
         var sum = [Double](repeating: 0, count: vectors + 1), square = sum
-        for c in 1...5 {
+        for coefficient in series {
             for v in 0..<vectors {
-                let x = Double(mel.mfcc[v * k + c])
+                let x = Double(coefficient[v])
                 let value = x.isFinite ? x : 0
                 sum[v + 1] = sum[v] + value
                 square[v + 1] = square[v] + value * value
