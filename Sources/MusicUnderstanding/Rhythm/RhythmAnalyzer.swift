@@ -284,7 +284,9 @@ public struct RhythmAnalyzer: Sendable {
         let radius = max(configuration.refinementRadius,
                          Int((tempo.period / configuration.observationLambda).rounded()))
         beatFrames = trimToActivity(beatFrames, curve: curve, radius: radius)
-        beatFrames = removeSilentBeats(beatFrames, energy: onset.energy, radius: radius)
+        // The silence level of the input, shared by the silent-beat removal and the last bar.
+        let silence = silenceThreshold(onset.energy)
+        beatFrames = removeSilentBeats(beatFrames, energy: onset.energy, radius: radius, threshold: silence)
         // A pulse needs new sound on the beats, not only periodicity: the median over the beats
         // of the relative flux near each must reach `minimumNewSound`.
         guard beatFrames.count >= 2, newSound(at: beatFrames, onset: onset, radius: radius) >= configuration.minimumNewSound
@@ -320,7 +322,7 @@ public struct RhythmAnalyzer: Sendable {
             beatsPerBar = decoded.beatsPerBar
             if configuration.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(&beatTimes, frames: &beatFrames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
-                                energy: onset.energy, frameRate: fps, radius: radius)
+                                energy: onset.energy, silence: silence, frameRate: fps, radius: radius)
             }
         }
         var result = RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
@@ -456,24 +458,20 @@ public struct RhythmAnalyzer: Sendable {
 
     /// Appends beats at the period of the last 4 beats until the bar that begins at beat index
     /// `lastDownbeat` holds `beatsPerBar` beats, stopping at the first that would fall in silence
-    /// (no frame within `radius` at or above ``Configuration/silenceRatio`` × the 95th-percentile
-    /// energy) or past the end of the input (see ``Configuration/completesLastBar``).
+    /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/completesLastBar``).
     func completeLastBar(_ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
-                         energy: [Float], frameRate: Double, radius: Int) {
+                         energy: [Float], silence: Float?, frameRate: Double, radius: Int) {
         let after = times.count - 1 - lastDownbeat
         guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !energy.isEmpty else { return }
         let step = min(4, times.count - 1)
         let period = (times[times.count - 1] - times[times.count - 1 - step]) / Double(step)
         guard period > 0 else { return }
-        let sorted = energy.sorted()
-        let threshold = Float(configuration.silenceRatio) * sorted[(sorted.count - 1) * 95 / 100]
+        guard let threshold = silence else { return }
         for _ in 0..<(beatsPerBar - 1 - after) {
             guard let lastTime = times.last else { return }
             let t = lastTime + period
             let f = Int((t * frameRate).rounded())
-            guard f + radius < energy.count else { return }
-            let lo = max(0, f - radius), hi = min(energy.count - 1, f + radius)
-            guard lo <= hi, energy[lo...hi].contains(where: { $0 >= threshold }) else { return }
+            guard f + radius < energy.count, sounds(at: f, energy: energy, threshold: threshold, radius: radius) else { return }
             times.append(t)
             frames.append(f)
         }
@@ -594,21 +592,29 @@ public struct RhythmAnalyzer: Sendable {
     }
 
     /// Removes beats inside silent stretches (a pause between movements): beats where the
-    /// frame energy within `radius` frames stays below `silenceRatio` times the 95th
-    /// percentile of the energy (the energy is logarithmic, so 0.25 is about 60 dB down for
-    /// music at a normal level).
-    func removeSilentBeats(_ beats: [Int], energy: [Float], radius: Int) -> [Int] {
-        guard !beats.isEmpty, !energy.isEmpty else { return beats }
+    /// frame energy within `radius` frames stays below `threshold`, ``silenceThreshold(_:)`` (`silenceRatio` times the 95th
+    /// percentile of the energy; the energy is logarithmic, so 0.25 is about 60 dB down for
+    /// music at a normal level); `nil` keeps every beat.
+    func removeSilentBeats(_ beats: [Int], energy: [Float], radius: Int, threshold: Float?) -> [Int] {
+        guard !beats.isEmpty, let threshold else { return beats }
+        return beats.filter { sounds(at: $0, energy: energy, threshold: threshold, radius: radius) }
+    }
+
+    /// `silenceRatio` times the 95th percentile of the log frame energy; `nil` without energy,
+    /// infinite when the input is digital silence throughout.
+    func silenceThreshold(_ energy: [Float]) -> Float? {
+        guard !energy.isEmpty else { return nil }
         let sorted = energy.sorted()
         let reference = sorted[(sorted.count - 1) * 95 / 100]
-        guard reference > 0 else { return [] }
-        let threshold = Float(configuration.silenceRatio) * reference
-        return beats.filter { f in
-            let lo = max(0, f - radius), hi = min(energy.count - 1, f + radius)
-            guard lo <= hi else { return false }
-            for i in lo...hi where energy[i] >= threshold { return true }
-            return false
-        }
+        return reference > 0 ? Float(configuration.silenceRatio) * reference : .infinity
+    }
+
+    /// Whether a frame within `radius` of `frame` reaches `threshold` (the music sounds there).
+    func sounds(at frame: Int, energy: [Float], threshold: Float, radius: Int) -> Bool {
+        let lo = max(0, frame - radius), hi = min(energy.count - 1, frame + radius)
+        guard lo <= hi else { return false }
+        for i in lo...hi where energy[i] >= threshold { return true }
+        return false
     }
 
     /// The frame of the largest onset value within `radius` frames of `frame` (the frame itself
