@@ -165,14 +165,21 @@ final class MelBandAccumulator: SpectralFrameConsumer {
         powerScale = scale * scale
         inverseFloor = 1 / max(settings.energyFloor, .leastNormalMagnitude)
         pooled = [Float](repeating: 0, count: bandCount)
-        let m = bandCount
-        var table = [Float](repeating: 0, count: coefficientCount * m)
-        for n in 0..<coefficientCount {
-            let w = n == 0 ? (1 / Double(m)).squareRoot() : (2 / Double(m)).squareRoot()
-            for j in 0..<m { table[n * m + j] = Float(w * cos(Double.pi * Double(n) * (Double(j) + 0.5) / Double(m))) }
-        }
-        dct = table
+        dct = Self.dctTable(coefficients: 0..<coefficientCount, bands: bandCount)
         buildFilterbank()
+    }
+
+    /// Rows `coefficients` of the orthonormal DCT-II of `bands` values, row-major
+    /// (`c_n = w_n Σ_m x_m cos(π n (m + ½) / M)`, `w_0 = √(1/M)`, `w_n = √(2/M)`): the MFCC
+    /// transform, also used for the cepstrum of a band subset (``ActivityFrames/vocalVariance``).
+    static func dctTable(coefficients: Range<Int>, bands m: Int) -> [Float] {
+        var table: [Float] = []
+        table.reserveCapacity(coefficients.count * m)
+        for n in coefficients {
+            let w = n == 0 ? (1 / Double(m)).squareRoot() : (2 / Double(m)).squareRoot()
+            for j in 0..<m { table.append(Float(w * cos(Double.pi * Double(n) * (Double(j) + 0.5) / Double(m)))) }
+        }
+        return table
     }
 
     private func buildFilterbank() {

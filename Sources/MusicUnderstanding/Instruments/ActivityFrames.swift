@@ -109,17 +109,14 @@ struct ActivityFrames {
         let selected = mel.bandCentres.indices.filter { vocalVarianceBand.contains(mel.bandCentres[$0]) }
         if b > 0, mel.bandCentres.count == b, mel.bands.count >= b, selected.count >= 8, let first = selected.first {
             let m = selected.count, vectors = mel.bands.count / b
-            let scale = Float((2 / Double(m)).squareRoot())
-            let basis: [[Float]] = (1...5).map { c in
-                (0..<m).map { i in scale * Float(cos(Double.pi * Double(c) * (Double(i) + 0.5) / Double(m))) }
-            }
+            let basis = MelBandAccumulator.dctTable(coefficients: 1..<6, bands: m)  // 5 × m, row-major
             series = [[Float]](repeating: [Float](repeating: 0, count: vectors), count: 5)
             for v in 0..<vectors {
                 for c in 0..<5 {
                     var x: Float = 0
                     for i in 0..<m {
                         let value = mel.bands[v * b + first + i]
-                        x += basis[c][i] * (value.isFinite ? value : 0)
+                        x += basis[c * m + i] * (value.isFinite ? value : 0)
                     }
                     series[c][v] = x
                 }
