@@ -412,6 +412,46 @@ private enum Synth {
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm)")
     }
 
+    /// A syncopated drum pattern after planetblupi's music001, at 112 BPM: a kick, a snare and the
+    /// bass on 1 and 3, a softer kick and snare on 2& and 4&, a soft snare on each other quaver.
+    /// The pattern repeats every half note, so the periodicity prefers 56 BPM; every crotchet
+    /// still carries a drum, and the crotchet level, nearer the preferred tempo, is the more
+    /// salient (`adjacentLevelSalience`, 1.17 times the half-note level's salience here): 112
+    /// with the beats on the crotchets, where without it 56.
+    @Test func syncopatedDrumsKeepTheCrotchet() {
+        let bpm = 112.0, period = 60 / bpm, start = 0.4, bars = 12
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * period + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 7)
+        let bass = [36, 33, 29, 31]
+        for bar in 0..<bars {
+            let barStart = start + Double(bar * 4) * period
+            for eighth in 0..<8 {
+                let t = barStart + Double(eighth) * period / 2
+                switch eighth % 4 {
+                case 0:
+                    Synth.kick(&samples, at: t, gain: 0.8)
+                    Synth.snare(&samples, at: t, noise: &noise, gain: 0.35)
+                    Synth.pluck(&samples, at: t, midi: bass[bar % bass.count], gain: 0.12, decay: 0.3)
+                case 3:
+                    Synth.kick(&samples, at: t, gain: 0.5)
+                    Synth.snare(&samples, at: t, noise: &noise, gain: 0.25)
+                default:
+                    Synth.snare(&samples, at: t, noise: &noise, gain: 0.2)
+                }
+            }
+        }
+        let truth = (0..<(bars * 4)).map { start + Double($0) * period }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
+        #expect(result.tempoCandidates?.contains { abs($0.beatsPerMinute / (bpm / 2) - 1) < 0.04 } == true)
+        var off = RhythmAnalyzer.Configuration()
+        off.adjacentLevelSalience = false
+        let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
+        #expect(abs(without / (bpm / 2) - 1) < 0.04, "without the level salience: \(without)")
+    }
+
     /// A slow solo piano piece at 63 BPM: a bass note and a chord on every beat, a softer
     /// melody note on the off-beats: quarter notes at 63, not eighths at 126.
     @Test func slowPiano() {

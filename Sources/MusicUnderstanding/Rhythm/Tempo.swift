@@ -129,8 +129,6 @@ struct TempoEstimator: Sendable {
             for v in (1 - p)...(p - 1) { m = max(m, at(x + Double(v))) }
             return m
         }
-        let centre = 60 / configuration.preferredBPM * frameRate
-        let sigma = configuration.tempoPriorOctaves
         /// Periodicity of the harmonic change at period `tau` (onset frames), 0 without chroma.
         func chordAt(_ tau: Double) -> Double {
             guard !chordACF.isEmpty else { return 0 }
@@ -141,10 +139,7 @@ struct TempoEstimator: Sendable {
             return max(0, chordACF[i] * (1 - f) + chordACF[i + 1] * f)
         }
         /// The tempo prior alone (the resonance curve), at period `tau`.
-        func prior(_ tau: Double) -> Double {
-            let z = log2(tau / centre) / sigma
-            return exp(-0.5 * z * z)
-        }
+        func prior(_ tau: Double) -> Double { resonance(period: tau, frameRate: frameRate) }
         /// The resonance score of period `l`: its comb of metrical multiples plus the chord
         /// periodicity, weighted by the tempo prior.
         func score(_ l: Int) -> Double {
@@ -246,6 +241,15 @@ struct TempoEstimator: Sendable {
         return TempoEstimate(period: period, beatsPerMinute: 60 * frameRate / period,
                              salience: max(salience, acf[bestLag]), contrast: contrast,
                              candidates: tempoCandidates)
+    }
+
+    /// The log-Gaussian tempo prior (the resonance curve, 1 at ``RhythmAnalyzer/Configuration/preferredBPM``,
+    /// width ``RhythmAnalyzer/Configuration/tempoPriorOctaves``) at a beat period of `period` frames.
+    func resonance(period: Double, frameRate: Double) -> Double {
+        let centre = 60 / configuration.preferredBPM * frameRate
+        guard period > 0, centre > 0 else { return 0 }
+        let z = log2(period / centre) / configuration.tempoPriorOctaves
+        return exp(-0.5 * z * z)
     }
 
     /// The local maximum of `a` reached by hill climbing from the lag nearest `lag`.
