@@ -741,4 +741,53 @@ private enum Synth {
         let ended = Synth.analyze(dry)
         #expect(!ended.beats.contains { $0 > dryLast + 1.25 }, "\(ended.beats.suffix(5))")
     }
+
+    /// Four on the floor with an off-beat bass (house music's pattern): a loud kick on every beat
+    /// at 120 BPM, a softer bass note and a hi-hat between the beats. The whitening raises the
+    /// bass and hats, in their many bands, above the kick in its few; the linear flux of this
+    /// impulsive texture keeps the kick on top, and the beats stay on it. The control, the
+    /// whitened curve alone (``RhythmAnalyzer/Configuration/linearFluxBeatShare`` 0), sits on
+    /// the off-beats. A legato texture (string-like chords with 60 ms attacks) measures as
+    /// legato and keeps the whitened curve alone.
+    @Test func impulsiveTextureFollowsTheLoudOnsets() {
+        let beat = 0.5, start = 0.5, bars = 16
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * beat + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 9)
+        var truth: [Double] = []
+        for k in 0..<(bars * 4) {
+            let t = start + Double(k) * beat
+            truth.append(t)
+            Synth.kick(&samples, at: t, gain: 0.9)
+            Synth.pluck(&samples, at: t + beat / 2, midi: [48, 50, 53, 55][(k / 2) % 4], gain: 0.15, decay: 0.2)
+            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.12)
+        }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))")
+        var whitenedOnly = RhythmAnalyzer.Configuration()
+        whitenedOnly.linearFluxBeatShare = 0
+        let w = Synth.analyze(samples, configuration: whitenedOnly)
+        #expect(Synth.hitRate(w.beats, truth) < 0.5, "the control sits on the beat too: \(w.beats.prefix(8))")
+        // The texture measure itself: drums are impulsive, bowed chords are not.
+        let stage = FeatureStage(features: RhythmStage.features)
+        stage.append(samples)
+        let drums = stage.finish(duration: Double(samples.count) / Synth.rate)
+        let analyzer = RhythmAnalyzer()
+        guard let onset = drums.onset else { Issue.record("no onset features"); return }
+        #expect(analyzer.impulsiveness(onset: onset, curve: onset.strength) > 0.3)
+        var legato = [Float](repeating: 0, count: Int(20 * Synth.rate))
+        let voicings = [[48, 55, 64, 72], [50, 57, 65, 74], [47, 55, 62, 71], [48, 55, 64, 72]]
+        for k in 0..<16 {
+            let t = 0.5 + Double(k) * 1.2
+            let midi = voicings[k % 4]
+            Synth.add(&legato, at: t, length: 1.3) { u in
+                var s = 0.0
+                for p in midi { let f = 440 * pow(2, Double(p - 69) / 12); s += sin(2 * .pi * f * u) + 0.4 * sin(4 * .pi * f * u) }
+                return 0.04 * Float(s * min(1, u / 0.06) * min(1, max(0, 1.3 - u) / 0.1))
+            }
+        }
+        let strings = FeatureStage(features: RhythmStage.features)
+        strings.append(legato)
+        guard let legatoOnset = strings.finish(duration: 20).onset else { Issue.record("no onset features"); return }
+        #expect(analyzer.impulsiveness(onset: legatoOnset, curve: legatoOnset.strength) < 0.2)
+    }
 }

@@ -40,9 +40,15 @@ public struct OnsetFeatures: Sendable {
     /// cymbals, hats and sibilants are, the masker of a hi-hat under a crash. Empty when not
     /// computed.
     public var highEnergy: [Float]
+    /// Linear onset strength, aligned like `strength`: the half-wave rectified flux of the raw
+    /// (unwhitened, uncompressed) filterbank magnitudes against `lag` frames back,
+    /// `Σ max(0, s − s′)` (the numerator of `relativeFlux`). Loud onsets dominate it, as they
+    /// dominate what a listener hears: the kick and snare of a drum kit, not the hats that the
+    /// whitening raises to their level. Empty when not computed.
+    public var linearStrength: [Float]
     /// Creates onset features (mostly for tests).
     public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
-                energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = []) {
+                energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = [], linearStrength: [Float] = []) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
@@ -50,6 +56,7 @@ public struct OnsetFeatures: Sendable {
         self.energy = energy
         self.highStrength = highStrength
         self.highEnergy = highEnergy
+        self.linearStrength = linearStrength
     }
 
     /// Number of frames of the curves.
@@ -140,13 +147,14 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var rawHistory: [[Float]]
     private var maxFiltered: [Float]
     // Outputs.
-    // The curves, in chunks (``ChunkedFloats``): the five grow in step, and arrays would double together.
+    // The curves, in chunks (``ChunkedFloats``): the seven grow in step, and arrays would double together.
     private var strength = ChunkedFloats()
     private var lowStrength = ChunkedFloats()
     private var relativeFlux = ChunkedFloats()
     private var energy = ChunkedFloats()
     private var highStrength = ChunkedFloats()
     private var highEnergy = ChunkedFloats()
+    private var linearStrength = ChunkedFloats()
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -205,7 +213,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     func consume(_ frame: SpectralFrame) {
         guard bandCount > 0 else {
             strength.append(0); lowStrength.append(0); relativeFlux.append(0); energy.append(0); highStrength.append(0)
-            highEnergy.append(0)
+            highEnergy.append(0); linearStrength.append(0)
             framesSeen += 1
             return
         }
@@ -280,6 +288,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         }
         let louder = max(now, before)
         relativeFlux.append(louder > 0 ? rise / louder : 0)
+        linearStrength.append(rise)
         rawHistory[historyIndex] = rawBands
         history[historyIndex] = bands
         historyIndex = (historyIndex + 1) % lag
@@ -320,6 +329,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         if highEnergyOut.count > frames { highEnergyOut.removeFirst(highEnergyOut.count - frames) }
         return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(&strength),
                              lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
-                             energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut)
+                             energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut,
+                             linearStrength: aligned(&linearStrength))
     }
 }

@@ -164,6 +164,17 @@ public struct RhythmAnalyzer: Sendable {
         /// with Essentia stays 0.561 (one track moves to Essentia's octave, one away from it) and the
         /// beat agreement goes 0.609 → 0.612.
         public var adjacentLevelSalience: Bool = true
+        /// Share of the beat tracker's activation taken from the linear onset strength
+        /// (``OnsetFeatures/linearStrength``, scaled to the mean of the whitened curve) in an
+        /// impulsive texture, against the whitened SuperFlux (default 0.5; 0 turns it off). See
+        /// ``RhythmAnalyzer/beatCurve(_:onset:)``.
+        public var linearFluxBeatShare: Float = 0.5
+        /// Impulsiveness (median new-sound share at the onsets, ``OnsetFeatures/relativeFlux``)
+        /// at and below which a texture is legato and the activation is the whitened curve alone,
+        /// and at and above which the full ``linearFluxBeatShare`` applies; linear in between
+        /// (default `0.2 ... 0.3`: organ, string and choir renderings measure 0.08-0.23, drum kits
+        /// and pianos 0.27-0.8).
+        public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3
         /// A tempo range the reported tempo is folded into by octaves, as DJ software does with
         /// its BPM range (e.g. `70...140`; default `nil`: the metrical level listeners tap).
         /// The estimate moves to the double or half period until it lies inside, and the beats
@@ -289,7 +300,7 @@ public struct RhythmAnalyzer: Sendable {
         guard var tempo = estimator.estimate(tempoCurve, frameRate: fps, harmonicChange: harmonicChange(harmony),
                                              harmonicRate: harmony?.frameRate ?? fps),
               tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience else { return empty }
-        let activation = makeActivation(curve, frameRate: fps)
+        let activation = makeActivation(beatCurve(curve, onset: onset), frameRate: fps)
         let tracker = BeatTracker(configuration: configuration)
         // The silence level of the input, shared by the silent-beat removal and the last bar.
         let silence = silenceThreshold(onset.energy)
@@ -627,6 +638,70 @@ public struct RhythmAnalyzer: Sendable {
             out[b] = d / Float(w)
         }
         return out
+    }
+
+    /// The curve the beat tracker follows, chosen by the texture. Which onset detection function
+    /// marks the onsets depends on the kind of onset (J. P. Bello, L. Daudet, S. Abdallah,
+    /// C. Duxbury, M. Davies & M. Sandler, "A tutorial on onset detection in music signals",
+    /// IEEE Trans. Speech and Audio Processing 13(5), 2005, sec. III and VI: energy-based
+    /// functions for percussive onsets; spectral functions that weigh every band alike for the
+    /// soft onsets of pitched, non-percussive notes; N. Collins, "A comparison of sound onset
+    /// detection algorithms with emphasis on psychoacoustically motivated detection functions",
+    /// AES 118th Convention, 2005, on the same split). In an impulsive texture the loudest onsets
+    /// (kick, snare, a struck chord) carry the beat and the whitened flux raises off-beat hats and
+    /// bass notes to their level; in a legato one (organ, strings, choir) the whitening is what
+    /// finds the soft note changes at all. So the activation is the whitened curve mixed with the
+    /// linear onset strength (means matched), by ``Configuration/linearFluxBeatShare`` times the
+    /// texture's place in ``Configuration/impulsiveTexture`` (``impulsiveness(onset:curve:)``).
+    func beatCurve(_ curve: [Float], onset: OnsetFeatures) -> [Float] {
+        let range = configuration.impulsiveTexture
+        let linear = onset.linearStrength
+        guard configuration.linearFluxBeatShare > 0, configuration.linearFluxBeatShare.isFinite,
+              linear.count == curve.count, !curve.isEmpty else { return curve }
+        let texture = impulsiveness(onset: onset, curve: curve)
+        let place = range.upperBound > range.lowerBound
+            ? (texture - range.lowerBound) / (range.upperBound - range.lowerBound)
+            : (texture >= range.lowerBound ? 1 : 0)
+        let share = configuration.linearFluxBeatShare * min(1, max(0, place))
+        guard share > 0 else { return curve }
+        let meanCurve = curve.reduce(0, +) / Float(curve.count)
+        let meanLinear = linear.reduce(0, +) / Float(linear.count)
+        guard meanLinear > 0, meanCurve > 0 else { return curve }
+        let k = meanCurve / meanLinear
+        let w = min(1, share)
+        var out = curve
+        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * (linear[i].isFinite ? linear[i] : 0) }
+        return out
+    }
+
+    /// How impulsive the texture is: the median, over the salient onset peaks of `curve`, of the
+    /// largest new-sound share (``OnsetFeatures/relativeFlux``) within 50 ms of the peak, in
+    /// `0 ... 1`. A drum hit or a struck chord replaces much of the spectrum at once (0.3-0.6); a
+    /// bowed, blown or sung note change adds a little to what sounds on (0.1-0.2). Peaks are local
+    /// maxima over ±50 ms above the mean over ±0.5 s and above 10 % of the 95th-percentile peak.
+    func impulsiveness(onset: OnsetFeatures, curve: [Float]) -> Float {
+        let rel = onset.relativeFlux
+        let n = curve.count
+        guard rel.count == n, n > 2, onset.frameRate > 0 else { return 0 }
+        let merge = max(1, Int((0.05 * onset.frameRate).rounded()))
+        let half = max(1, Int((0.5 * onset.frameRate).rounded()))
+        let local = Smoothing.movingAverage(curve, half: half)
+        var peaks: [Int] = []
+        for i in 0..<n where curve[i] > 0 && curve[i] >= local[i] {
+            var isMax = true
+            for k in max(0, i - merge)...min(n - 1, i + merge) where k != i {
+                if curve[k] > curve[i] || (curve[k] == curve[i] && k < i) { isMax = false; break }
+            }
+            if isMax { peaks.append(i) }
+        }
+        guard let reference = Smoothing.quantile(peaks.map { curve[$0] }, 0.95), reference > 0 else { return 0 }
+        var shares: [Float] = []
+        for i in peaks where curve[i] >= 0.1 * reference {
+            var m: Float = 0
+            for k in max(0, i - merge)...min(n - 1, i + merge) where rel[k] > m { m = rel[k] }
+            shares.append(m)
+        }
+        return Smoothing.quantile(shares, 0.5) ?? 0
     }
 
     /// Maps the onset curve to an activation in `(0, 1)`: the curve relative to a moving
