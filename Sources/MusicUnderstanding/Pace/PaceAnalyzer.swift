@@ -252,7 +252,8 @@ public struct PaceAnalyzer: Sendable {
     /// Range boundaries: groups of bars, or fixed windows; from 0 to `duration`.
     ///
     /// The music's own span is cut at the bars: from the first bar to the end of the last bar
-    /// (its start plus the mean bar length) in groups of ``Configuration/barsPerRange``. What lies
+    /// (its start plus the mean bar length, or one mean beat after the last beat when that comes
+    /// first) in groups of ``Configuration/barsPerRange``. What lies
     /// outside it — a lead-in before the first bar, the silence and reverb after the last one —
     /// gets ranges of its own (fixed windows when long), so the events of the first and last
     /// bars are not spread over seconds without music (an outro read 20-30 % low when the song's
@@ -288,7 +289,14 @@ public struct PaceAnalyzer: Sendable {
             // After the last bar's end: windows up to the duration; a tail shorter than
             // `minimumRangeSeconds` joins the last group.
             let barLength = (bars[bars.count - 1] - bars[0]) / Double(bars.count - 1)
-            let musicEnd = bars[bars.count - 1] + barLength
+            // The music ends with its last bar, or a beat after its last beat when that bar is
+            // incomplete (a pattern that stops mid-bar, or a bar phase the meter leaves open).
+            var musicEnd = bars[bars.count - 1] + barLength
+            let beats = (rhythm?.beats ?? []).filter { $0.isFinite && $0 >= bars[0] && $0 < duration }.sorted()
+            if beats.count >= 2, let last = beats.last {
+                let beatLength = (last - beats[0]) / Double(beats.count - 1)
+                if last + beatLength > bars[bars.count - 1] { musicEnd = min(musicEnd, last + beatLength) }
+            }
             if duration - musicEnd >= shortest {
                 edges.append(musicEnd)
                 edges.append(contentsOf: windows(from: musicEnd, to: duration))
