@@ -124,6 +124,22 @@ enum Smoothing {
         return out
     }
 
+    /// Indices of the positive local maxima of `x` over ±`radius` values, in order; of equal
+    /// values in a window the first is the maximum.
+    static func localMaxima(_ x: [Float], radius: Int) -> [Int] {
+        let n = x.count
+        let r = max(1, radius)
+        var peaks: [Int] = []
+        for i in 0..<n where x[i] > 0 {
+            var isMax = true
+            for k in max(0, i - r)...min(n - 1, i + r) where k != i {
+                if x[k] > x[i] || (x[k] == x[i] && k < i) { isMax = false; break }
+            }
+            if isMax { peaks.append(i) }
+        }
+        return peaks
+    }
+
     /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.
     static func quantile(_ x: [Float], _ q: Double) -> Float? {
         let v = x.filter { $0.isFinite }.sorted()

@@ -128,14 +128,7 @@ public struct PaceAnalyzer: Sendable {
         let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
         let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
         // Candidate peaks: local maxima over ±merge frames.
-        var peaks: [Int] = []
-        for i in 0..<n where s[i] > 0 {
-            var isMax = true
-            for k in max(0, i - merge)...min(n - 1, i + merge) where k != i {
-                if s[k] > s[i] || (s[k] == s[i] && k < i) { isMax = false; break }
-            }
-            if isMax { peaks.append(i) }
-        }
+        let peaks = Smoothing.localMaxima(s, radius: merge)
         let reference = Smoothing.quantile(peaks.map { s[$0] }, 0.95) ?? 0
         guard reference > 0 else { return [] }
         // Audible frames from the log frame energy (log10 scale, ×10 for dB).

@@ -686,14 +686,7 @@ public struct RhythmAnalyzer: Sendable {
         let merge = max(1, Int((0.05 * onset.frameRate).rounded()))
         let half = max(1, Int((0.5 * onset.frameRate).rounded()))
         let local = Smoothing.movingAverage(curve, half: half)
-        var peaks: [Int] = []
-        for i in 0..<n where curve[i] > 0 && curve[i] >= local[i] {
-            var isMax = true
-            for k in max(0, i - merge)...min(n - 1, i + merge) where k != i {
-                if curve[k] > curve[i] || (curve[k] == curve[i] && k < i) { isMax = false; break }
-            }
-            if isMax { peaks.append(i) }
-        }
+        let peaks = Smoothing.localMaxima(curve, radius: merge).filter { curve[$0] >= local[$0] }
         guard let reference = Smoothing.quantile(peaks.map { curve[$0] }, 0.95), reference > 0 else { return 0 }
         var shares: [Float] = []
         for i in peaks where curve[i] >= 0.1 * reference {
