@@ -140,6 +140,16 @@ enum Smoothing {
         return peaks
     }
 
+    /// The largest value of `x` within ±`radius` of index `i`, and at least 0 (0 for a window
+    /// outside `x`).
+    static func windowMaximum(_ x: [Float], around i: Int, radius: Int) -> Float {
+        let lo = max(0, i - radius), hi = min(x.count - 1, i + radius)
+        guard lo <= hi else { return 0 }
+        var m: Float = 0
+        for k in lo...hi where x[k] > m { m = x[k] }
+        return m
+    }
+
     /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.
     static func quantile(_ x: [Float], _ q: Double) -> Float? {
         let v = x.filter { $0.isFinite }.sorted()

@@ -137,9 +137,7 @@ public struct PaceAnalyzer: Sendable {
             guard s[i] >= minimum, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
             if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
             if rel.count == n {
-                var m: Float = 0
-                for k in max(0, i - merge)...min(n - 1, i + merge) where rel[k] > m { m = rel[k] }
-                guard m >= configuration.minimumNewSound else { return nil }
+                guard Smoothing.windowMaximum(rel, around: i, radius: merge) >= configuration.minimumNewSound else { return nil }
             }
             return Double(i) / rate
         }

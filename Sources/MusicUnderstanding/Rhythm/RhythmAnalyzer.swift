@@ -456,13 +456,7 @@ public struct RhythmAnalyzer: Sendable {
         guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
         guard gain > 1 else { return nil }
-        func accent(at frame: Int) -> Double {
-            let lo = max(0, frame - radius), hi = min(rel.count - 1, frame + radius)
-            guard lo <= hi else { return 0 }
-            var m: Float = 0
-            for i in lo...hi where rel[i] > m { m = rel[i] }
-            return Double(m)
-        }
+        func accent(at frame: Int) -> Double { Double(Smoothing.windowMaximum(rel, around: frame, radius: radius)) }
         var on = 0.0, mid = 0.0
         for i in 0..<(beats.count - 1) {
             on += accent(at: beats[i])
@@ -599,13 +593,7 @@ public struct RhythmAnalyzer: Sendable {
     func newSound(at beats: [Int], onset: OnsetFeatures, radius: Int) -> Double {
         let rel = onset.relativeFlux
         guard rel.count == onset.count, !rel.isEmpty, !beats.isEmpty else { return 1 }
-        let peaks = beats.map { f -> Float in
-            let lo = max(0, f - radius), hi = min(rel.count - 1, f + radius)
-            guard lo <= hi else { return 0 }
-            var m: Float = 0
-            for i in lo...hi where rel[i] > m { m = rel[i] }
-            return m
-        }.sorted()
+        let peaks = beats.map { Smoothing.windowMaximum(rel, around: $0, radius: radius) }.sorted()
         return Double(peaks[peaks.count / 2])
     }
 
@@ -688,12 +676,7 @@ public struct RhythmAnalyzer: Sendable {
         let local = Smoothing.movingAverage(curve, half: half)
         let peaks = Smoothing.localMaxima(curve, radius: merge).filter { curve[$0] >= local[$0] }
         guard let reference = Smoothing.quantile(peaks.map { curve[$0] }, 0.95), reference > 0 else { return 0 }
-        var shares: [Float] = []
-        for i in peaks where curve[i] >= 0.1 * reference {
-            var m: Float = 0
-            for k in max(0, i - merge)...min(n - 1, i + merge) where rel[k] > m { m = rel[k] }
-            shares.append(m)
-        }
+        let shares = peaks.filter { curve[$0] >= 0.1 * reference }.map { Smoothing.windowMaximum(rel, around: $0, radius: merge) }
         return Smoothing.quantile(shares, 0.5) ?? 0
     }
 
