@@ -791,3 +791,38 @@ private enum Synth {
         #expect(analyzer.impulsiveness(onset: legatoOnset, curve: legatoOnset.strength) < 0.2)
     }
 }
+
+/// The beat tracker's decoding at a whole-frame period (``RhythmAnalyzer/Configuration/decodesAtWholeFramePeriod``).
+@Suite struct BeatTrackerTests {
+    /// A faint, steady pulse whose period is not a whole number of frames (35.4), with passing
+    /// notes half a beat after two beats of three nearly as strong as the beats (a legato chorale
+    /// on the organ): decoded at a whole-frame period every beat stays within 2 frames of the
+    /// pulse; decoded in the activation's own frames, holding the phase needs a 35 → 36 → 35
+    /// period change every few beats, and the tracker drifts more than 10 frames off instead.
+    @Test func faintSteadyPulseAtAFractionalPeriod() {
+        let period = 35.4, count = 120
+        let frames = Int(Double(count) * period) + 40
+        var noise = Synth.Noise(state: 11)
+        var activation = [Float](repeating: 0.0625, count: frames)
+        for i in activation.indices { activation[i] += 0.01 * abs(noise.next()) }
+        var truth: [Double] = []
+        for k in 0..<count {
+            let t = 20 + Double(k) * period
+            truth.append(t)
+            activation[Int(t.rounded())] = 0.09
+            if k % 3 != 2 { activation[Int((t + period / 2).rounded())] = 0.08 }
+        }
+        func worstError(wholeFrame: Bool) -> Double {
+            var configuration = RhythmAnalyzer.Configuration()
+            configuration.decodesAtWholeFramePeriod = wholeFrame
+            let beats = BeatTracker(configuration: configuration)
+                .track(activation, minPeriod: 20, maxPeriod: 63, centrePeriod: period)
+            // The beats in the pulse's span (the decoder also fills the lead-in and the tail).
+            let inside = beats.filter { Double($0) > 20 - period / 2 && Double($0) < (truth.last ?? 0) + period / 2 }
+            guard inside.count >= count - 2 else { return .infinity }
+            return inside.map { b in truth.map { abs($0 - Double(b)) }.min() ?? .infinity }.max() ?? .infinity
+        }
+        #expect(worstError(wholeFrame: true) <= 2)
+        #expect(worstError(wholeFrame: false) > 10)
+    }
+}

@@ -25,7 +25,40 @@ struct BeatTracker: Sendable {
 
     /// Decodes beat frames from `activation` (values in `(0, 1)`), with beat periods between
     /// `minPeriod` and `maxPeriod` frames.
+    ///
+    /// With ``RhythmAnalyzer/Configuration/decodesAtWholeFramePeriod`` the activation is first
+    /// resampled (linear interpolation) so that `centrePeriod` becomes the nearest whole number of
+    /// frames, the decoding runs there, and the beats are mapped back to the nearest frame.
     func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
+        let whole = centrePeriod.rounded()
+        guard configuration.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
+              abs(whole - centrePeriod) > 1e-6, activation.count > 1 else {
+            return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod)
+        }
+        // Warped frame u corresponds to frame u / warp.
+        let warp = whole / centrePeriod
+        let n = activation.count
+        let warpedCount = max(1, Int((Double(n - 1) * warp).rounded(.down)) + 1)
+        var warped = [Float](repeating: 0, count: warpedCount)
+        for u in 0..<warpedCount {
+            let x = min(Double(n - 1), Double(u) / warp)
+            let i = Int(x), f = Float(x - Double(i))
+            warped[u] = i + 1 < n ? activation[i] * (1 - f) + activation[i + 1] * f : activation[i]
+        }
+        let lo = Int((Double(minPeriod) * warp).rounded(.down)), hi = Int((Double(maxPeriod) * warp).rounded(.up))
+        let beats = decode(warped, minPeriod: lo, maxPeriod: hi, centrePeriod: whole)
+        var out: [Int] = []
+        out.reserveCapacity(beats.count)
+        for u in beats {
+            let t = min(n - 1, max(0, Int((Double(u) / warp).rounded())))
+            if out.last.map({ t > $0 }) ?? true { out.append(t) }
+        }
+        return out
+    }
+
+    /// The Viterbi decoding of ``track(_:minPeriod:maxPeriod:centrePeriod:)`` in the activation's
+    /// own frames.
+    func decode(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let n = activation.count
         let lo = max(2, minPeriod), hi = min(max(lo, maxPeriod), lo + 250)
         guard n > hi else { return [] }
