@@ -826,3 +826,30 @@ private enum Synth {
         #expect(worstError(wholeFrame: false) > 10)
     }
 }
+
+/// Beat placement on onsets that are not single impulses (``RhythmAnalyzer/Configuration/onsetClusterSeconds``).
+@Suite struct OnsetClusterTests {
+    /// An onset curve with three waves 35 ms apart (voices of a legato chord entering one after
+    /// another), the last the largest, and a beat decoded at the last: with the onset cluster the
+    /// beat moves to the rising edge of the first wave; without it, to the dip before the last.
+    @Test func beatIsPlacedAtTheFirstWaveOfAnOnsetCluster() {
+        let frameRate = 86.1328125
+        var curve = [Float](repeating: 0.01, count: 60)
+        let waves: [(frame: Int, height: Float)] = [(20, 0.6), (23, 0.5), (26, 0.9)]
+        for wave in waves {
+            for d in -2...2 { curve[wave.frame + d] = max(curve[wave.frame + d], wave.height * [0.1, 0.6, 1, 0.6, 0.1][d + 2]) }
+        }
+        var configuration = RhythmAnalyzer.Configuration()
+        configuration.onsetRiseCompensation = 0
+        let analyzer = RhythmAnalyzer(configuration: configuration)
+        let clustered = analyzer.refine(26, curve: curve, radius: 2, frameRate: frameRate, clusterSeconds: 0.1)
+        let single = analyzer.refine(26, curve: curve, radius: 2, frameRate: frameRate, clusterSeconds: 0)
+        #expect(clustered > 17.5 && clustered < 19, "\(clustered)")
+        #expect(single > 23.5 && single < 25, "\(single)")
+        // A lone impulse is placed alike with or without the cluster.
+        var lone = [Float](repeating: 0.01, count: 60)
+        for d in -2...2 { lone[30 + d] = [0.1, 0.6, 1, 0.6, 0.1][d + 2] }
+        #expect(analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0.1)
+                == analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0))
+    }
+}
