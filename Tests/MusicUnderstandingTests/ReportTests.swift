@@ -114,6 +114,23 @@ import Testing
         #expect(report.jsonLine() == committed)
     }
 
+    /// Ranges that meet still meet after rounding to 0.1 ms: the written `start + duration` of
+    /// one range is the written `start` of the next, at any sub-millisecond boundary.
+    @Test func meetingRangesStayContiguousInTheReport() throws {
+        var rng = SplitMix64(seed: 5)
+        var boundaries: [Double] = [0]
+        for _ in 0..<200 { boundaries.append((boundaries.last ?? 0) + Double.random(in: 0.3...20, using: &rng)) }
+        let ranges = zip(boundaries, boundaries.dropFirst()).map { TimeRange(start: $0, end: $1) }
+        let data = try JSONEncoder().encode(ranges)
+        guard let written = try JSONSerialization.jsonObject(with: data) as? [[String: Double]] else {
+            Issue.record("not an array of ranges"); return
+        }
+        for (a, b) in zip(written, written.dropFirst()) {
+            let end = ((a["start"] ?? 0) + (a["duration"] ?? 0)) * 10_000
+            #expect(end.rounded() == ((b["start"] ?? -1) * 10_000).rounded(), "\(a) then \(b)")
+        }
+    }
+
     @Test func outputPathsStayInsideTheFolder() {
         #expect(ReportSink.outputPath(for: "x/y.mp3", in: "out") == "out/x/y.mp3.json")
         #expect(ReportSink.outputPath(for: "/abs/../y.mp3", in: "out/") == "out/abs/y.mp3.json")
@@ -454,7 +471,8 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         func level(_ a: Float, _ b: Float) -> Bool { b.isFinite ? close(Double(a), Double(b), 0.0005 + Double(b.ulp)) : a == -.infinity }
         func times(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { close($0, $1, 0.00005) } }
         func ranges(_ a: [TimeRange], _ b: [TimeRange]) -> Bool {
-            a.count == b.count && zip(a, b).allSatisfy { close($0.start, $1.start, 0.00005) && close($0.duration, $1.duration, 0.00005) }
+            // Start and end are each rounded to 0.1 ms; the duration is their difference.
+            a.count == b.count && zip(a, b).allSatisfy { close($0.start, $1.start, 0.00005) && close($0.end, $1.end, 0.00005 + 1e-9 * abs($1.end)) }
         }
         func timed(_ a: [S.TimedValue<Float>], _ b: [S.TimedValue<Float>]) -> Bool {
             a.count == b.count && zip(a, b).allSatisfy { close($0.time, $1.time, 0.00005) && level($0.value, $1.value) }

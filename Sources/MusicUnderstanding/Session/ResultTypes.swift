@@ -21,9 +21,12 @@ public struct TimeRange: Sendable, Hashable, Codable {
         self.duration = max(0, end - start)
     }
 
+    /// Written as the rounded start and the difference of the rounded end and start, so that
+    /// ranges that meet still meet in the report (`start + duration` of one is the next `start`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(ReportRounding.time(duration), forKey: .duration)
+        let roundedDuration = ReportRounding.time(ReportRounding.time(end) - ReportRounding.time(start))
+        try c.encode(roundedDuration, forKey: .duration)
         try c.encode(ReportRounding.time(start), forKey: .start)
     }
 }
