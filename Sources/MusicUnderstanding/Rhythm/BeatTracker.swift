@@ -27,7 +27,7 @@ struct BeatTracker: Sendable {
     /// `minPeriod` and `maxPeriod` frames.
     ///
     /// With ``RhythmAnalyzer/Configuration/decodesAtWholeFramePeriod`` the activation is first
-    /// resampled (linear interpolation) so that `centrePeriod` becomes the nearest whole number of
+    /// resampled (nearest frame) so that `centrePeriod` becomes the nearest whole number of
     /// frames, the decoding runs there, and the beats are mapped back to the nearest frame.
     func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let whole = centrePeriod.rounded()
@@ -40,10 +40,11 @@ struct BeatTracker: Sendable {
         let n = activation.count
         let warpedCount = max(1, Int((Double(n - 1) * warp).rounded(.down)) + 1)
         var warped = [Float](repeating: 0, count: warpedCount)
+        // Nearest frame: a one-frame onset peak keeps its height (linear interpolation would
+        // split it between two frames and weaken its evidence); a frame is dropped or repeated
+        // once in every 1 / |1 − warp| (at least 66) frames.
         for u in 0..<warpedCount {
-            let x = min(Double(n - 1), Double(u) / warp)
-            let i = Int(x), f = Float(x - Double(i))
-            warped[u] = i + 1 < n ? activation[i] * (1 - f) + activation[i + 1] * f : activation[i]
+            warped[u] = activation[min(n - 1, Int((Double(u) / warp).rounded()))]
         }
         let lo = Int((Double(minPeriod) * warp).rounded(.down)), hi = Int((Double(maxPeriod) * warp).rounded(.up))
         let beats = decode(warped, minPeriod: lo, maxPeriod: hi, centrePeriod: whole)

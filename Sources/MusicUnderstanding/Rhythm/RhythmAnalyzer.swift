@@ -127,11 +127,9 @@ public struct RhythmAnalyzer: Sendable {
         /// beat in 20 s. The activation is therefore resampled by `round(τ₀) / τ₀` (at most
         /// ±1.5 % for periods of 33 frames and more) before decoding, and the beat frames are
         /// mapped back; see ``BeatTracker/track(_:minPeriod:maxPeriod:centrePeriod:)``. Public
-        /// set, tonal halves A / B: beat F 0.934 / 0.898 → 0.934 / 0.924, AMLt 0.961 / 0.913 →
-        /// 0.960 / 0.942 (four organ and string chorales at 146–176 BPM from 0.31–0.64 to
-        /// 0.58–0.87), downbeat F 0.863 / 0.800 → 0.824 / 0.846 (three bars in half A flip to
-        /// beat 3); songs unchanged; 57 game tracks' beat agreement 0.616 → 0.622, planetblupi
-        /// and the realmusic agreement unchanged.
+        /// set, tonal halves A / B: beat F 0.934 / 0.898 → 0.936 / 0.922, AMLt 0.961 / 0.913 →
+        /// 0.962 / 0.942 (four organ and string chorales at 146–176 BPM from 0.31–0.64 to
+        /// 0.58–0.87), downbeat F 0.863 / 0.800 → 0.864 / 0.846; songs and planetblupi unchanged.
         public var decodesAtWholeFramePeriod: Bool = true
         /// Tempo-change sharpness λ of the transition model (default 100, Krebs 2015).
         public var transitionLambda: Double = 100
@@ -250,9 +248,11 @@ public struct RhythmAnalyzer: Sendable {
         /// to this span, and the rising edge (``onsetRiseFraction``) is looked for before them.
         /// Scaled by how legato the texture is (1 − its place in ``impulsiveTexture``), so
         /// drums and struck chords, whose onsets are single peaks, are placed as before. Public
-        /// set, tonal halves A / B: beat F 0.934 / 0.924 → 0.966 / 0.958, AMLt 0.960 / 0.942 →
-        /// 0.973 / 0.974, downbeat F 0.824 / 0.846 → 0.856 / 0.881; songs unchanged (without the
+        /// set, tonal halves A / B: beat F 0.936 / 0.922 → 0.969 / 0.956, AMLt 0.962 / 0.942 →
+        /// 0.974 / 0.973, downbeat F 0.864 / 0.846 → 0.899 / 0.883; songs unchanged (without the
         /// texture scaling songs lost 0.001); flat for spans of 0.07–0.15 s and levels of 0.1–0.2.
+        /// With the whole-frame decoding, beat agreement with Essentia on real recordings 0.742 →
+        /// 0.737 (12 realmusic tracks), 0.616 → 0.613 (57 game tracks).
         public var onsetClusterSeconds: Double = 0.1
         /// Share of the onset peak above which the frames before it belong to the same onset
         /// (default 0.2; see ``onsetClusterSeconds``).
