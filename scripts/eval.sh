@@ -28,5 +28,18 @@ cd "$EVAL"
   echo
   .venv/bin/python score.py "$OUT/reports" --tool cadenza --all --categories "$CATS"
 } > "$ROOT/Reports/eval.md"
+# Both halves (score.py's stable split by file name) of the categories with annotations, beside
+# every peer whose anchors are present (madmom and librosa only when anchors.py has run them).
+HALVES=""
+for c in tonal songs formats; do case ",$CATS," in *",$c,"*) HALVES="${HALVES:+$HALVES,}$c";; esac; done
+if [ -n "$HALVES" ]; then
+  {
+    echo "# Evaluation by half ($(date -u +%Y-%m-%d), categories: $HALVES${FOR:+, analyses: $FOR})"
+    for h in A B; do
+      echo; echo "## Half $h"; echo
+      .venv/bin/python score.py "$OUT/reports" --tool cadenza --all --categories "$HALVES" --half "$h"
+    done
+  } > "$ROOT/Reports/eval-halves.md"
+fi
 cat "$ROOT/Reports/eval.md"
 echo "reports kept in $OUT" >&2
