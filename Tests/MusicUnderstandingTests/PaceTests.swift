@@ -183,4 +183,73 @@ import Testing
         // Without the restoration the crash hides about a quarter of the events (180 against 240).
         #expect(mean(without, from: 8, to: 10) < 0.9 * crash)
     }
+
+    /// Events on a sixteenth grid at 120 BPM with 2 ms of jitter, and between them a few events
+    /// that keep no time with it (speech over a track): those are left out. A swung eighth (at
+    /// two thirds of the beat) in every beat is a phase the track favours and stays, and a
+    /// loosely timed performance keeps every event (the tolerance widens with its spread).
+    @Test func eventsOffTheGridAreLeftOutOnlyWhereTheTrackKeepsTime() {
+        let analyzer = PaceAnalyzer()
+        let beats = stride(from: 0.0, through: 16, by: 0.5).map { $0 }
+        var slots: [Double] = [], slotBeats: [Int] = []
+        for b in 0..<(beats.count - 1) {
+            for j in 0..<4 { slots.append(beats[b] + 0.125 * Double(j)); slotBeats.append(b) }
+        }
+        func snap(_ times: [Double]) -> [(slot: Int, time: Double)] {
+            times.map { t in (slots.indices.min { abs(slots[$0] - t) < abs(slots[$1] - t) } ?? 0, t) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        // Sixteenth events on beats 0 ..< 30, 2 ms jitter; swung eighths at 2/3 of each beat.
+        var times: [Double] = []
+        for b in 0..<30 {
+            for j in [0, 2] { times.append(beats[b] + 0.125 * Double(j) + Double.random(in: -0.002...0.002, using: &generator)) }
+            times.append(beats[b] + 0.5 * 2 / 3 + Double.random(in: -0.002...0.002, using: &generator))
+        }
+        let strays = [1.175, 5.05, 9.425, 12.2]  // 0.35, 0.1, 0.85 and 0.4 of the beat: 0.4 of a slot off the grid
+        let events = snap((times + strays).sorted())
+        let kept = analyzer.onGrid(events, slots: slots, slotBeats: slotBeats, beats: beats)
+        let keptTimes = Set(zip(events, kept).filter { $0.1 }.map { $0.0.time })
+        #expect(strays.allSatisfy { !keptTimes.contains($0) }, "strays kept")
+        #expect(times.allSatisfy { keptTimes.contains($0) }, "\(times.filter { !keptTimes.contains($0) }) dropped")
+        // A loose performance: every event up to 30 % of a slot off its place.
+        let loose = (0..<120).map { i in slots[i] + Double.random(in: -0.0375...0.0375, using: &generator) } + strays
+        let looseEvents = snap(loose.sorted())
+        let looseKept = analyzer.onGrid(looseEvents, slots: slots, slotBeats: slotBeats, beats: beats)
+        #expect(looseKept.filter { !$0 }.count <= 2, "\(looseKept.filter { !$0 }.count) of a loose performance dropped")
+        // Switched off, everything counts.
+        var off = PaceAnalyzer.Configuration()
+        off.rejectsOffGridEvents = false
+        #expect(PaceAnalyzer(configuration: off).quantised(strays + times, beats: beats).count
+                > analyzer.quantised(strays + times, beats: beats).count)
+    }
+
+    /// An empty slot that the bar's pattern expects (the same slot holds an event in at least 4 of
+    /// the 6 bars around it) counts when a soft onset is heard there; not without an onset, not
+    /// where the pattern has no event, and not next to an occupied slot.
+    @Test func expectedEventsOfAPatternCountWhenHeard() {
+        let analyzer = PaceAnalyzer()
+        let period = 8
+        var occupied = (0..<(10 * period)).map { $0 % 2 == 0 }
+        let soft = 4 * period + 2, silent = 5 * period + 4, late = 6 * period + 6
+        occupied[soft] = false
+        occupied[silent] = false
+        occupied[late] = false
+        occupied[late + 1] = true
+        var evidence = [Bool](repeating: true, count: occupied.count)
+        evidence[silent] = false
+        let out = analyzer.restoringExpectedEvents(occupied, period: period, evidence: evidence)
+        #expect(out[soft], "expected and heard")
+        #expect(!out[silent], "expected but silent")
+        #expect(!out[late], "the pattern's event is the late one next to it")
+        #expect(!out[4 * period + 3], "odd slots: no pattern there")
+        #expect(out.enumerated().allSatisfy { $0.offset == soft || $0.element == occupied[$0.offset] })
+        // Near the start only the bars after count: slot 2 of bar 0 has 3 bars of support.
+        var early = occupied
+        early[2] = false
+        #expect(!analyzer.restoringExpectedEvents(early, period: period, evidence: evidence)[2])
+        early[1 * period + 2] = true
+        var looser = PaceAnalyzer.Configuration()
+        looser.expectationSupport = 3
+        #expect(PaceAnalyzer(configuration: looser).restoringExpectedEvents(early, period: period, evidence: evidence)[2])
+    }
 }

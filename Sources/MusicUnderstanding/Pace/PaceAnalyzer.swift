@@ -86,6 +86,36 @@ public struct PaceAnalyzer: Sendable {
         public var maskingMargin: Float = 0
         /// Whether a slot next to an occupied one is left empty by the restoration (default true).
         public var restoresOnlyIsolatedSlots: Bool = true
+        /// Whether events far off the metrical grid are left out (default true; see
+        /// ``PaceAnalyzer/onGrid(_:slots:slotBeats:beats:)``): an event counts when its distance
+        /// to the nearest slot of the beat, or to a phase of the beat that the input's own events
+        /// favour, is within ``offGridSpread`` times the input's median distance to the slots
+        /// (at least ``offGridMinimum`` slots).
+        public var rejectsOffGridEvents: Bool = true
+        /// The tolerance for events off the grid, as a multiple of the input's median distance of
+        /// its events to the nearest slot (default 6: a tightly timed track's own events lie within
+        /// about 0.03 of a slot, a performance's spread widens the tolerance until nothing is left
+        /// out).
+        public var offGridSpread: Double = 6
+        /// The smallest tolerance for events off the grid, in slots (default 0.15).
+        public var offGridMinimum: Double = 0.15
+        /// A phase of the beat is one the input's events favour (a swung eighth, a triplet) when
+        /// the share of its events there is this many times the uniform share, in 48 bins of the
+        /// beat (default 3).
+        public var commonPhaseDensity: Double = 3
+        /// Whether an empty slot where the bar's pattern expects an event counts when an onset,
+        /// however soft, is heard there (default true; see
+        /// ``PaceAnalyzer/restoringExpectedEvents(_:period:evidence:)``).
+        public var restoresExpectedEvents: Bool = true
+        /// Bars before and after an empty slot that show its pattern (default 3).
+        public var expectationBars: Int = 3
+        /// How many of the slots at the same place in those bars must hold events for the
+        /// empty slot to be expected (default 4 of the 6).
+        public var expectationSupport: Int = 4
+        /// The onset strength that counts as heard at an expected slot, as a share of the salience
+        /// floor (``salienceFloor`` × the 95th-percentile peak) of the broadband or high-band curve
+        /// (default 0.2).
+        public var expectedEventLevel: Float = 0.2
         /// The defaults.
         public init() {}
     }
@@ -129,7 +159,7 @@ public struct PaceAnalyzer: Sendable {
         let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
         // Candidate peaks: local maxima over ±merge frames.
         let peaks = Smoothing.localMaxima(s, radius: merge)
-        let reference = Smoothing.quantile(peaks.map { s[$0] }, 0.95) ?? 0
+        let reference = Self.peakReference(s, peaks: peaks)
         guard reference > 0 else { return [] }
         // Audible frames from the log frame energy (log10 scale, ×10 for dB).
         let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
@@ -143,6 +173,12 @@ public struct PaceAnalyzer: Sendable {
         }
     }
 
+    /// The 95th-percentile strength of the peaks of a curve: the loud events the salience floor
+    /// is a share of.
+    static func peakReference(_ curve: [Float], peaks: [Int]) -> Float {
+        Smoothing.quantile(peaks.map { curve[$0] }, 0.95) ?? 0
+    }
+
     /// Snaps the events between the first and last beat to a grid of ``Configuration/slotsPerBeat``
     /// slots per beat (nearest slot, after adding ``Configuration/latency``) and keeps one event
     /// per occupied slot, at the slot time; events outside the beats stay as they are. With
@@ -153,14 +189,18 @@ public struct PaceAnalyzer: Sendable {
         let beats = beats.filter { $0.isFinite }.sorted()
         guard k >= 1, beats.count >= 2 else { return times }
         var slots: [Double] = []
+        var slotBeats: [Int] = []  // the beat each slot belongs to
         slots.reserveCapacity((beats.count - 1) * k)
         for i in 0..<(beats.count - 1) where beats[i + 1] > beats[i] {
-            for j in 0..<k { slots.append(beats[i] + (beats[i + 1] - beats[i]) * Double(j) / Double(k)) }
+            for j in 0..<k {
+                slots.append(beats[i] + (beats[i + 1] - beats[i]) * Double(j) / Double(k))
+                slotBeats.append(i)
+            }
         }
         guard let firstSlot = slots.first, let lastBeat = beats.last else { return times }
         let shift = configuration.latency.isFinite ? configuration.latency : 0
         var out: [Double] = []
-        var occupied = [Bool](repeating: false, count: slots.count)
+        var snapped: [(slot: Int, time: Double)] = []
         for raw in times {
             let t = raw + shift
             guard t >= firstSlot - 0.05, t < lastBeat else { out.append(raw); continue }
@@ -172,15 +212,130 @@ public struct PaceAnalyzer: Sendable {
             }
             var nearest = min(lo, slots.count - 1)
             if lo > 0 && abs(slots[lo - 1] - t) <= abs(slots[nearest] - t) { nearest = lo - 1 }
-            occupied[nearest] = true
+            snapped.append((nearest, t))
         }
-        if configuration.restoresMaskedEvents, let onset, onset.frameRate.isFinite, onset.frameRate > 0,
+        var occupied = [Bool](repeating: false, count: slots.count)
+        let kept = configuration.rejectsOffGridEvents ? onGrid(snapped, slots: slots, slotBeats: slotBeats, beats: beats) : snapped.map { _ in true }
+        for (event, keep) in zip(snapped, kept) where keep { occupied[event.slot] = true }
+        if let onset, onset.frameRate.isFinite, onset.frameRate > 0,
            let beatsPerBar = Self.beatsPerBar(beats: beats, bars: bars) {
-            let levels = [onset.energy, onset.highEnergy].filter { $0.count == onset.count && !$0.isEmpty }
-            occupied = restoringMaskedEvents(occupied, slots: slots, period: beatsPerBar * k, levels: levels, rate: onset.frameRate)
+            if configuration.restoresMaskedEvents {
+                let levels = [onset.energy, onset.highEnergy].filter { $0.count == onset.count && !$0.isEmpty }
+                occupied = restoringMaskedEvents(occupied, slots: slots, period: beatsPerBar * k, levels: levels, rate: onset.frameRate)
+            }
+            if configuration.restoresExpectedEvents {
+                let evidence = heardOnsets(at: slots, onset: onset)
+                occupied = restoringExpectedEvents(occupied, period: beatsPerBar * k, evidence: evidence)
+            }
         }
         for i in slots.indices where occupied[i] { out.append(slots[i]) }
         return out.sorted()
+    }
+
+    /// Which snapped events lie on the metrical grid. Listeners hear a performance's timing
+    /// against the grid of the meter they entrain to, and its expressive deviations stay within a
+    /// small part of the grid's interval (E. W. Large & C. Palmer, "Perceiving temporal regularity
+    /// in music", Cognitive Science 26(1), 2002, sec. 2 and 5); the onsets of speech laid over
+    /// music, or of a free ornament, fall anywhere between the slots. The grid is the beat's
+    /// ``Configuration/slotsPerBeat`` slots plus the phases of the beat that the input's events
+    /// favour (a swung or triplet eighth; a 48-bin histogram of the events' phases, bins holding
+    /// ``Configuration/commonPhaseDensity`` times the uniform share), in the spirit of the
+    /// bar-length rhythm patterns of S. Dixon, F. Gouyon & G. Widmer, "Towards characterisation of
+    /// music via rhythmic patterns", ISMIR 2004. The tolerance adapts to the input's own timing:
+    /// ``Configuration/offGridSpread`` times the median distance of its events to the nearest slot
+    /// (at least ``Configuration/offGridMinimum`` slots), so a loosely timed performance keeps
+    /// every event and a tightly timed track drops only what keeps no time with it. Distances
+    /// are in slots; an event counts when its distance to the nearest grid phase is within it.
+    func onGrid(_ events: [(slot: Int, time: Double)], slots: [Double], slotBeats: [Int], beats: [Double]) -> [Bool] {
+        let k = configuration.slotsPerBeat
+        guard k >= 1, !events.isEmpty, slotBeats.count == slots.count else { return events.map { _ in true } }
+        /// Distance of `x` to the nearest whole number.
+        func circular(_ x: Double) -> Double { abs(x - x.rounded()) }
+        // The phase of each event in the beat of its slot (a little below 0 or above 1 near the
+        // beat's edges; circular distances make that harmless).
+        let phases: [Double] = events.map { e in
+            let b = slotBeats[e.slot]
+            let length = b + 1 < beats.count ? beats[b + 1] - beats[b] : 0
+            return length > 0 ? (e.time - beats[b]) / length : 0
+        }
+        let bins = 48
+        var histogram = [Double](repeating: 0, count: bins)
+        for p in phases {
+            let f = p - p.rounded(.down)
+            histogram[min(bins - 1, max(0, Int(f * Double(bins))))] += 1
+        }
+        let uniform = Double(phases.count) / Double(bins)
+        let density = configuration.commonPhaseDensity.isFinite ? configuration.commonPhaseDensity : 3
+        var common: [Double] = []
+        for j in 0..<bins {
+            let h = histogram[j]
+            if h >= density * uniform && h >= histogram[(j + bins - 1) % bins] && h >= histogram[(j + 1) % bins] {
+                common.append((Double(j) + 0.5) / Double(bins))
+            }
+        }
+        // Distances in slots: to the slot grid, and to the grid with the common phases.
+        let toSlots = phases.map { circular($0 * Double(k)) }
+        let toGrid = zip(phases, toSlots).map { p, d in common.reduce(d) { min($0, circular(p - $1) * Double(k)) } }
+        // The input's timing spread: the median distance of the events that make up each slot.
+        var perSlot: [Int: Double] = [:]
+        for (e, d) in zip(events, toSlots) { perSlot[e.slot] = min(perSlot[e.slot] ?? .infinity, d) }
+        let sorted = perSlot.values.sorted()
+        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        let spread = configuration.offGridSpread.isFinite ? max(0, configuration.offGridSpread) : 6
+        let minimum = configuration.offGridMinimum.isFinite ? max(0, configuration.offGridMinimum) : 0.15
+        let tolerance = max(minimum, spread * median)
+        return toGrid.map { $0 <= tolerance }
+    }
+
+    /// Whether an onset is heard at each slot: the strongest value of the broadband or high-band
+    /// onset strength within ±``Configuration/mergeSeconds`` reaches
+    /// ``Configuration/expectedEventLevel`` times that curve's salience floor.
+    func heardOnsets(at slots: [Double], onset: OnsetFeatures) -> [Bool] {
+        let rate = onset.frameRate
+        var curves = [onset.strength]
+        if configuration.highBandEvents && onset.highStrength.count == onset.count { curves.append(onset.highStrength) }
+        let merge = max(1, Int(((configuration.mergeSeconds.isFinite ? configuration.mergeSeconds : 0.05) * rate).rounded()))
+        let level = configuration.expectedEventLevel.isFinite ? max(0, configuration.expectedEventLevel) : 0.2
+        let floors: [Float] = curves.map { c in
+            let s = c.map { $0.isFinite ? max(0, $0) : 0 }
+            return level * configuration.salienceFloor * Self.peakReference(s, peaks: Smoothing.localMaxima(s, radius: merge))
+        }
+        return slots.map { t in
+            let f = Int((t * rate).rounded())
+            for (c, floor) in zip(curves, floors) where floor > 0 && f >= 0 && f < c.count {
+                if Smoothing.windowMaximum(c, around: f, radius: merge) >= floor { return true }
+            }
+            return false
+        }
+    }
+
+    /// Metrical expectation: an event the bar's pattern predicts is heard at a lower level than
+    /// an unexpected one. Attention is drawn to the times a regular pattern leads the listener to
+    /// expect, and sounds there are detected and judged better (E. W. Large & M. R. Jones, "The
+    /// dynamics of attending: how people track time-varying events", Psychological Review 106(1),
+    /// 1999, sec. 1 and 4; M. R. Jones, H. Moynihan, N. MacKenzie & J. Puente, "Temporal aspects of
+    /// stimulus-driven attending in dynamic arrays", Psychological Science 13(4), 2002). Slot `i`
+    /// (empty, and not next to an occupied slot: that event is the pattern's, snapped a slot early
+    /// or late) is expected when at least ``Configuration/expectationSupport`` of the slots at the
+    /// same place in the ``Configuration/expectationBars`` bars before and after it hold events;
+    /// it counts when an onset is heard there (`evidence`, ``heardOnsets(at:onset:)``). A soft
+    /// hi-hat of a steady pattern under louder kicks and chords falls below the salience floor of
+    /// the whole input; where the drums stop, the pattern stops predicting.
+    func restoringExpectedEvents(_ occupied: [Bool], period: Int, evidence: [Bool]) -> [Bool] {
+        guard period >= 1, evidence.count == occupied.count else { return occupied }
+        let bars = max(1, configuration.expectationBars)
+        let support = max(1, configuration.expectationSupport)
+        var out = occupied
+        for i in occupied.indices where !occupied[i] && evidence[i] {
+            if (i > 0 && occupied[i - 1]) || (i + 1 < occupied.count && occupied[i + 1]) { continue }
+            var n = 0
+            for m in 1...bars {
+                if i - m * period >= 0 && occupied[i - m * period] { n += 1 }
+                if i + m * period < occupied.count && occupied[i + m * period] { n += 1 }
+            }
+            if n >= support { out[i] = true }
+        }
+        return out
     }
 
     /// The most common number of beats between consecutive bars (1 ... 16), or nil.
