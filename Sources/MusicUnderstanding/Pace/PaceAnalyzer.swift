@@ -27,6 +27,10 @@ import Foundation
 ///    nearest slot and a slot counts once however many instruments strike in it (the
 ///    simultaneous onsets of a chord and a kick are one event). A steady eighth-note texture
 ///    at 120 BPM is thus 240 events per minute, a chord per bar at 120 BPM in 4/4 is 30.
+///    Events far off that grid and off the phases the input's own events favour are left out
+///    (``onGrid(_:slots:slotBeats:beats:)``, with a tolerance that adapts to the input's timing
+///    spread); masked events (``restoringMaskedEvents(_:slots:period:levels:rate:)``) and soft
+///    events the bar's pattern expects (``restoringExpectedEvents(_:period:evidence:)``) count.
 ///
 /// Spans are groups of ``Configuration/barsPerRange`` bars of the rhythm analysis (2 by
 /// default: phrase resolution without the noise of single bars), from the first bar to the end
