@@ -223,33 +223,47 @@ import Testing
                 > analyzer.quantised(strays + times, beats: beats).count)
     }
 
-    /// An empty slot that the bar's pattern expects (the same slot holds an event in at least 4 of
-    /// the 6 bars around it) counts when a soft onset is heard there; not without an onset, not
-    /// where the pattern has no event, and not next to an occupied slot.
+    /// An empty slot whose place is salient in the median bar around it (the same slot of the 3
+    /// bars before and after and its own) counts when a softer onset is heard there; not without
+    /// an onset, not where the pattern is soft in most bars, not next to an occupied slot.
     @Test func expectedEventsOfAPatternCountWhenHeard() {
         let analyzer = PaceAnalyzer()
         let period = 8
+        // Even slots hold the pattern (salience 2, events), odd slots are quiet (0.1).
         var occupied = (0..<(10 * period)).map { $0 % 2 == 0 }
+        var salience = occupied.map { $0 ? Float(2) : 0.1 }
         let soft = 4 * period + 2, silent = 5 * period + 4, late = 6 * period + 6
-        occupied[soft] = false
-        occupied[silent] = false
-        occupied[late] = false
-        occupied[late + 1] = true
-        var evidence = [Bool](repeating: true, count: occupied.count)
-        evidence[silent] = false
-        let out = analyzer.restoringExpectedEvents(occupied, period: period, evidence: evidence)
+        occupied[soft] = false; salience[soft] = 0.5          // under the floor, heard
+        occupied[silent] = false; salience[silent] = 0.05     // nothing there
+        occupied[late] = false; occupied[late + 1] = true     // the pattern's event, a slot late
+        let out = analyzer.restoringExpectedEvents(occupied, period: period, salience: salience)
         #expect(out[soft], "expected and heard")
         #expect(!out[silent], "expected but silent")
         #expect(!out[late], "the pattern's event is the late one next to it")
-        #expect(!out[4 * period + 3], "odd slots: no pattern there")
         #expect(out.enumerated().allSatisfy { $0.offset == soft || $0.element == occupied[$0.offset] })
-        // Near the start only the bars after count: slot 2 of bar 0 has 3 bars of support.
-        var early = occupied
-        early[2] = false
-        #expect(!analyzer.restoringExpectedEvents(early, period: period, evidence: evidence)[2])
-        early[1 * period + 2] = true
+        // Quarter notes (every fourth slot): a soft onset at slot 2 of a bar, a place that is quiet
+        // in the other bars, is not expected.
+        let quarters = (0..<(10 * period)).map { $0 % 4 == 0 }
+        var between = quarters.map { $0 ? Float(2) : 0.1 }
+        between[3 * period + 2] = 0.5
+        #expect(!analyzer.restoringExpectedEvents(quarters, period: period, salience: between)[3 * period + 2])
+        between[3 * period + 2] = 0.1
+        for b in 0..<10 where b != 3 { between[b * period + 2] = 1 }  // salient there in every other bar
+        between[3 * period + 2] = 0.5
+        #expect(analyzer.restoringExpectedEvents(quarters, period: period, salience: between)[3 * period + 2])
+        // Where the soft hat is soft in most bars (a pattern under the floor in 4 of 7) the place
+        // is not salient in the median bar; one loud bar does not make it so.
+        var faint = salience
+        for b in 1...9 { faint[b * period + 2] = b == 4 ? 0.5 : (b % 2 == 0 ? 0.6 : 3) }
+        var gaps = occupied
+        for b in 1...9 { gaps[b * period + 2] = b % 2 == 1 }
+        let mixed = analyzer.restoringExpectedEvents(gaps, period: period, salience: faint)
+        #expect(mixed[4 * period + 2], "salient in 4 of the 7 bars around it")
+        for b in [2, 4, 6, 8] { faint[b * period + 2] = 0.5 }
+        faint[3 * period + 2] = 0.6; faint[5 * period + 2] = 0.6
+        #expect(!analyzer.restoringExpectedEvents(gaps, period: period, salience: faint)[4 * period + 2], "soft in most bars")
         var looser = PaceAnalyzer.Configuration()
-        looser.expectationSupport = 3
-        #expect(PaceAnalyzer(configuration: looser).restoringExpectedEvents(early, period: period, evidence: evidence)[2])
+        looser.patternSalience = 0.5
+        #expect(PaceAnalyzer(configuration: looser).restoringExpectedEvents(gaps, period: period, salience: faint)[4 * period + 2])
     }
 }
