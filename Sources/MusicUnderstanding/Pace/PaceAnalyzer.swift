@@ -147,8 +147,7 @@ public struct PaceAnalyzer: Sendable {
     func events(_ onset: OnsetFeatures) -> [Double] {
         let rate = onset.frameRate
         guard onset.count > 2, rate.isFinite, rate > 0 else { return [] }
-        var curves = [onset.strength]
-        if configuration.highBandEvents && onset.highStrength.count == onset.count { curves.append(onset.highStrength) }
+        let curves = eventCurves(onset)
         // The absolute floor is shared between the curves (a band holds part of the flux).
         let floor = configuration.minimumStrength / Float(curves.count)
         var times: [Double] = []
@@ -161,6 +160,12 @@ public struct PaceAnalyzer: Sendable {
         let merge = configuration.mergeSeconds.isFinite ? max(0, configuration.mergeSeconds) : 0.05
         for t in times where merged.last.map({ t - $0 >= merge }) ?? true { merged.append(t) }
         return merged
+    }
+
+    /// The onset-strength curves events are read from: the broadband one and, with
+    /// ``Configuration/highBandEvents``, the high band's.
+    func eventCurves(_ onset: OnsetFeatures) -> [[Float]] {
+        configuration.highBandEvents && onset.highStrength.count == onset.count ? [onset.strength, onset.highStrength] : [onset.strength]
     }
 
     /// Salient peaks of one onset-strength curve, seconds.
@@ -306,8 +311,7 @@ public struct PaceAnalyzer: Sendable {
     /// of the two. 1 is as salient as the softest event counted.
     func salience(at slots: [Double], onset: OnsetFeatures) -> [Float] {
         let rate = onset.frameRate
-        var curves = [onset.strength]
-        if configuration.highBandEvents && onset.highStrength.count == onset.count { curves.append(onset.highStrength) }
+        let curves = eventCurves(onset)
         let merge = max(1, Int(((configuration.mergeSeconds.isFinite ? configuration.mergeSeconds : 0.05) * rate).rounded()))
         let window = max(0, Int(((configuration.expectationWindowSeconds.isFinite ? configuration.expectationWindowSeconds : 0.05) * rate).rounded()))
         let floors: [Float] = curves.map { c in
