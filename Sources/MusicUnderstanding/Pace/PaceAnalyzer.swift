@@ -144,12 +144,13 @@ public struct PaceAnalyzer: Sendable {
     /// The event times (seconds) found in the onset features: the salient peaks of the
     /// broadband onset strength and, with ``Configuration/highBandEvents``, of the high band,
     /// merged within ``Configuration/mergeSeconds``.
-    func events(_ onset: OnsetFeatures) -> [Double] {
+    /// `curves` are ``eventCurves(_:)`` of `onset`, when already made.
+    func events(_ onset: OnsetFeatures, curves: [EventCurve]? = nil) -> [Double] {
         let rate = onset.frameRate
         guard onset.count > 2, rate.isFinite, rate > 0 else { return [] }
-        let curves = eventCurves(onset)
+        let curves = curves ?? eventCurves(onset)
         // The absolute floor is shared between the curves (a band holds part of the flux).
-        let floor = configuration.minimumStrength / Float(curves.count)
+        let floor = configuration.minimumStrength / Float(max(1, curves.count))
         var times: [Double] = []
         for curve in curves {
             times.append(contentsOf: peaks(curve, energy: onset.energy, relativeFlux: onset.relativeFlux, rate: rate, minimum: floor))
@@ -162,22 +163,41 @@ public struct PaceAnalyzer: Sendable {
         return merged
     }
 
+    /// One onset-strength curve that events are read from, with its candidate peaks and the
+    /// reference its salience floor is a share of; made once per input and shared by the event
+    /// detection and the expected-event salience.
+    struct EventCurve {
+        /// The curve, with non-finite and negative values as 0.
+        var values: [Float]
+        /// Its local maxima over ±``Configuration/mergeSeconds``: the candidate events.
+        var peaks: [Int]
+        /// The 95th-percentile strength of those peaks: the loud events the salience floor is a
+        /// share of.
+        var reference: Float
+    }
+
     /// The onset-strength curves events are read from: the broadband one and, with
     /// ``Configuration/highBandEvents``, the high band's.
-    func eventCurves(_ onset: OnsetFeatures) -> [[Float]] {
-        configuration.highBandEvents && onset.highStrength.count == onset.count ? [onset.strength, onset.highStrength] : [onset.strength]
+    func eventCurves(_ onset: OnsetFeatures) -> [EventCurve] {
+        let raw = configuration.highBandEvents && onset.highStrength.count == onset.count ? [onset.strength, onset.highStrength] : [onset.strength]
+        let rate = onset.frameRate.isFinite && onset.frameRate > 0 ? onset.frameRate : 1
+        let merge = max(1, Int(((configuration.mergeSeconds.isFinite ? configuration.mergeSeconds : 0.05) * rate).rounded()))
+        return raw.map { curve in
+            let values = curve.map { $0.isFinite ? max(0, $0) : 0 }
+            let peaks = Smoothing.localMaxima(values, radius: merge)
+            return EventCurve(values: values, peaks: peaks, reference: Smoothing.quantile(peaks.map { values[$0] }, 0.95) ?? 0)
+        }
     }
 
     /// Salient peaks of one onset-strength curve, seconds.
-    private func peaks(_ curve: [Float], energy: [Float], relativeFlux rel: [Float], rate: Double, minimum: Float) -> [Double] {
-        let s = curve.map { $0.isFinite ? max(0, $0) : 0 }
+    private func peaks(_ curve: EventCurve, energy: [Float], relativeFlux rel: [Float], rate: Double, minimum: Float) -> [Double] {
+        let s = curve.values
         let n = s.count
         guard n > 2 else { return [] }
         let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
         let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
-        // Candidate peaks: local maxima over ±merge frames.
-        let peaks = Smoothing.localMaxima(s, radius: merge)
-        let reference = Self.peakReference(s, peaks: peaks)
+        let peaks = curve.peaks
+        let reference = curve.reference
         guard reference > 0 else { return [] }
         // Audible frames from the log frame energy (log10 scale, ×10 for dB).
         let energyRef = Smoothing.quantile(energy, 0.95) ?? 0
@@ -191,18 +211,12 @@ public struct PaceAnalyzer: Sendable {
         }
     }
 
-    /// The 95th-percentile strength of the peaks of a curve: the loud events the salience floor
-    /// is a share of.
-    static func peakReference(_ curve: [Float], peaks: [Int]) -> Float {
-        Smoothing.quantile(peaks.map { curve[$0] }, 0.95) ?? 0
-    }
-
     /// Snaps the events between the first and last beat to a grid of ``Configuration/slotsPerBeat``
     /// slots per beat (nearest slot, after adding ``Configuration/latency``) and keeps one event
     /// per occupied slot, at the slot time; events outside the beats stay as they are. With
     /// `bars` and `onset` (and ``Configuration/restoresMaskedEvents``), masked events of the bar's
     /// pattern are restored (``restoringMaskedEvents(_:slots:period:levels:rate:)``).
-    func quantised(_ times: [Double], beats: [Double], bars: [Double] = [], onset: OnsetFeatures? = nil) -> [Double] {
+    func quantised(_ times: [Double], beats: [Double], bars: [Double] = [], onset: OnsetFeatures? = nil, curves: [EventCurve]? = nil) -> [Double] {
         let k = configuration.slotsPerBeat
         let beats = beats.filter { $0.isFinite }.sorted()
         guard k >= 1, beats.count >= 2 else { return times }
@@ -242,7 +256,7 @@ public struct PaceAnalyzer: Sendable {
                 occupied = restoringMaskedEvents(occupied, slots: slots, period: beatsPerBar * k, levels: levels, rate: onset.frameRate)
             }
             if configuration.restoresExpectedEvents {
-                let strengths = salience(at: slots, onset: onset)
+                let strengths = salience(at: slots, rate: onset.frameRate, curves: curves ?? eventCurves(onset))
                 occupied = restoringExpectedEvents(occupied, period: beatsPerBar * k, salience: strengths)
             }
         }
@@ -309,20 +323,15 @@ public struct PaceAnalyzer: Sendable {
     /// the broadband or high-band onset strength within ±``Configuration/expectationWindowSeconds``, divided by
     /// that curve's floor (``Configuration/salienceFloor`` × its 95th-percentile peak); the larger
     /// of the two. 1 is as salient as the softest event counted.
-    func salience(at slots: [Double], onset: OnsetFeatures) -> [Float] {
-        let rate = onset.frameRate
-        let curves = eventCurves(onset)
-        let merge = max(1, Int(((configuration.mergeSeconds.isFinite ? configuration.mergeSeconds : 0.05) * rate).rounded()))
-        let window = max(0, Int(((configuration.expectationWindowSeconds.isFinite ? configuration.expectationWindowSeconds : 0.05) * rate).rounded()))
-        let floors: [Float] = curves.map { c in
-            let s = c.map { $0.isFinite ? max(0, $0) : 0 }
-            return configuration.salienceFloor * Self.peakReference(s, peaks: Smoothing.localMaxima(s, radius: merge))
-        }
+    func salience(at slots: [Double], rate: Double, curves: [EventCurve]) -> [Float] {
+        guard rate.isFinite, rate > 0 else { return slots.map { _ in 0 } }
+        let window = max(0, Int(((configuration.expectationWindowSeconds.isFinite ? configuration.expectationWindowSeconds : 0.025) * rate).rounded()))
+        let floors = curves.map { configuration.salienceFloor * $0.reference }
         return slots.map { t in
             let f = Int((t * rate).rounded())
             var best: Float = 0
-            for (c, floor) in zip(curves, floors) where floor > 0 && f >= 0 && f < c.count {
-                let v = Smoothing.windowMaximum(c, around: f, radius: window)
+            for (c, floor) in zip(curves, floors) where floor > 0 && f >= 0 && f < c.values.count {
+                let v = Smoothing.windowMaximum(c.values, around: f, radius: window)
                 if v.isFinite { best = max(best, v / floor) }
             }
             return best
@@ -339,7 +348,7 @@ public struct PaceAnalyzer: Sendable {
     /// S. Dixon, F. Gouyon & G. Widmer ("Towards characterisation of music via rhythmic patterns",
     /// ISMIR 2004, sec. 3): slot `i` (empty, and not next to an occupied slot: that event is the
     /// pattern's, snapped a slot early or late) is expected when the median `salience` (the onset
-    /// strength as a share of the salience floor, ``salience(at:onset:)``) at its place in the
+    /// strength as a share of the salience floor, ``salience(at:rate:curves:)``) at its place in the
     /// ``Configuration/expectationBars`` bars before and after it, and in its own bar, reaches
     /// ``Configuration/patternSalience``; it counts when its own salience reaches
     /// ``Configuration/expectedEventLevel``. A soft hi-hat of a steady pattern under louder kicks
@@ -488,7 +497,9 @@ public struct PaceAnalyzer: Sendable {
     /// Analyses the onset features, with the bars of `rhythm` when it found any.
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> PaceResult {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
-        let times = quantised(features.onset.map(events) ?? [], beats: rhythm?.beats ?? [], bars: rhythm?.bars ?? [], onset: features.onset)
+        let curves = features.onset.map(eventCurves)
+        let times = quantised(features.onset.map { events($0, curves: curves) } ?? [], beats: rhythm?.beats ?? [], bars: rhythm?.bars ?? [],
+                              onset: features.onset, curves: curves)
         let edges = boundaries(duration: duration, rhythm: rhythm)
         guard edges.count >= 2 else { return PaceResult(ranges: []) }
         var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []
