@@ -198,7 +198,7 @@ import Testing
         func snap(_ times: [Double]) -> [(slot: Int, time: Double)] {
             times.map { t in (slots.indices.min { abs(slots[$0] - t) < abs(slots[$1] - t) } ?? 0, t) }
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 9)
         // Sixteenth events on beats 0 ..< 30, 2 ms jitter; swung eighths at 2/3 of each beat.
         var times: [Double] = []
         for b in 0..<30 {
