@@ -182,8 +182,7 @@ public struct PaceAnalyzer: Sendable {
     /// ``Configuration/highBandEvents``, the high band's.
     func eventCurves(_ onset: OnsetFeatures) -> [EventCurve] {
         let raw = configuration.highBandEvents && onset.highStrength.count == onset.count ? [onset.strength, onset.highStrength] : [onset.strength]
-        let rate = onset.frameRate.isFinite && onset.frameRate > 0 ? onset.frameRate : 1
-        let merge = max(1, Int(((configuration.mergeSeconds.isFinite ? configuration.mergeSeconds : 0.05) * rate).rounded()))
+        let merge = mergeFrames(rate: onset.frameRate.isFinite && onset.frameRate > 0 ? onset.frameRate : 1)
         return raw.map { curve in
             let values = curve.map { $0.isFinite ? max(0, $0) : 0 }
             let peaks = Smoothing.localMaxima(values, radius: merge)
@@ -191,12 +190,17 @@ public struct PaceAnalyzer: Sendable {
         }
     }
 
+    /// ``Configuration/mergeSeconds`` in frames at `rate` (at least 1).
+    func mergeFrames(rate: Double) -> Int {
+        max(1, Int(((configuration.mergeSeconds.isFinite ? max(0, configuration.mergeSeconds) : 0.05) * rate).rounded()))
+    }
+
     /// Salient peaks of one onset-strength curve, seconds.
     private func peaks(_ curve: EventCurve, energy: [Float], relativeFlux rel: [Float], rate: Double, minimum: Float) -> [Double] {
         let s = curve.values
         let n = s.count
         guard n > 2 else { return [] }
-        let merge = max(1, Int((configuration.mergeSeconds * rate).rounded()))
+        let merge = mergeFrames(rate: rate)
         let local = Smoothing.movingAverage(s, half: max(1, Int((0.5 * rate).rounded())))
         let peaks = curve.peaks
         let reference = curve.reference
@@ -363,17 +367,10 @@ public struct PaceAnalyzer: Sendable {
         let pattern = configuration.patternSalience.isFinite ? configuration.patternSalience : 1
         let level = configuration.expectedEventLevel.isFinite ? configuration.expectedEventLevel : 0.2
         var out = occupied
-        var place: [Float] = []
-        place.reserveCapacity(2 * bars + 1)
         for i in occupied.indices where !occupied[i] && salience[i] >= level {
             if (i > 0 && occupied[i - 1]) || (i + 1 < occupied.count && occupied[i + 1]) { continue }
-            place.removeAll(keepingCapacity: true)
-            for m in -bars...bars {
-                let j = i + m * period
-                if j >= 0 && j < salience.count { place.append(salience[j]) }
-            }
-            place.sort()
-            if place.count > 1 && place[place.count / 2] >= pattern { out[i] = true }
+            let place = (-bars...bars).map { i + $0 * period }.filter { $0 >= 0 && $0 < salience.count }.map { salience[$0] }
+            if place.count > 1, let median = Smoothing.quantile(place, 0.5), median >= pattern { out[i] = true }
         }
         return out
     }

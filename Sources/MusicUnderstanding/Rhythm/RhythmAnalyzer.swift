@@ -799,7 +799,7 @@ public struct RhythmAnalyzer: Sendable {
     /// Moves a beat to the largest onset peak within `radius` (at least `refinementRadius`) frames, with parabolic
     /// interpolation of the peak; returns the fractional frame. A peak on the first or last frame
     /// (an onset at t = 0) is taken as it is.
-    func refine(_ frame: Int, curve: [Float], radius: Int, frameRate: Double, clusterSeconds: Double = 0) -> Double {
+    func refine(_ frame: Int, curve: [Float], radius: Int, frameRate: Double, clusterSeconds: Double) -> Double {
         let r = max(configuration.refinementRadius, radius)
         guard r > 0, frame >= 0, frame < curve.count else { return Double(frame) }
         var best = frame
@@ -814,13 +814,14 @@ public struct RhythmAnalyzer: Sendable {
         if den < 0 { offset = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
         let peak = Double(best) + offset
         // The rising edge: where the curve, walking back from the peak (through its onset
-        // cluster, `clusterSeconds`, see `Configuration.onsetClusterSeconds`) to its local minimum
+        // cluster of up to `clusterSeconds`: `Configuration.onsetClusterSeconds` already scaled
+        // by the texture, 0 for none) to its local minimum
         // (at most 12 frames before the peak in all), crosses `onsetRiseFraction` of the rise; compensated so
         // that an impulse lands on the peak, and never after it.
         if configuration.onsetRiseFraction > 0 {
             var low = best
-            // An onset cluster: frames within `onsetClusterSeconds` before the peak that stay at
-            // or above `onsetClusterLevel` of it belong to the same onset.
+            // An onset cluster: frames within `clusterSeconds` before the peak that stay at or
+            // above `onsetClusterLevel` of it belong to the same onset.
             let span = Int((clusterSeconds * frameRate).rounded())
             let clusterLevel = Float(configuration.onsetClusterLevel) * curve[best]
             while low > 0, best - low < span, curve[low - 1] >= clusterLevel { low -= 1 }
