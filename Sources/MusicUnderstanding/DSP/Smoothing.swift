@@ -1,0 +1,87 @@
+import Foundation
+
+/// Shared signal helpers (moving windows, local maxima, quantiles) of the analyses.
+enum Smoothing {
+    /// Centred moving average over `2 * half + 1` values (fewer at the edges).
+    static func movingAverage(_ x: [Float], half: Int) -> [Float] {
+        let n = x.count
+        guard n > 0, half > 0 else { return x }
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + Double(x[i].isFinite ? x[i] : 0) }
+        var out = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n, i + half + 1)
+            out[i] = Float((prefix[hi] - prefix[lo]) / Double(hi - lo))
+        }
+        return out
+    }
+
+    /// Centred moving maximum over `2 * half + 1` values.
+    static func movingMaximum(_ x: [Float], half: Int) -> [Float] {
+        let n = x.count
+        guard n > 0, half > 0 else { return x }
+        var out = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            var m = -Float.infinity
+            for k in max(0, i - half)..<min(n, i + half + 1) { m = max(m, x[k]) }
+            out[i] = m
+        }
+        return out
+    }
+
+    /// Centred moving median over `2 * half + 1` values (fewer at the edges); for an even
+    /// count the upper middle value.
+    static func movingMedian(_ x: [Float], half: Int) -> [Float] {
+        let n = x.count
+        guard n > 0, half > 0 else { return x }
+        var out = [Float](repeating: 0, count: n)
+        var window: [Float] = []
+        window.reserveCapacity(2 * half + 1)
+        for i in 0..<n {
+            window.removeAll(keepingCapacity: true)
+            for k in max(0, i - half)..<min(n, i + half + 1) { window.append(x[k].isFinite ? x[k] : 0) }
+            window.sort()
+            out[i] = window[window.count / 2]
+        }
+        return out
+    }
+
+    /// Indices of the positive local maxima of `x` over ±`radius` values, in order; of equal
+    /// values in a window the first is the maximum.
+    static func localMaxima(_ x: [Float], radius: Int) -> [Int] {
+        let n = x.count
+        let r = max(1, radius)
+        var peaks: [Int] = []
+        for i in 0..<n where x[i] > 0 {
+            var isMax = true
+            for k in max(0, i - r)...min(n - 1, i + r) where k != i {
+                if x[k] > x[i] || (x[k] == x[i] && k < i) { isMax = false; break }
+            }
+            if isMax { peaks.append(i) }
+        }
+        return peaks
+    }
+
+    /// The largest value of `x` within ±`radius` of index `i`, and at least 0 (0 for a window
+    /// outside `x`).
+    static func windowMaximum(_ x: [Float], around i: Int, radius: Int) -> Float {
+        let lo = max(0, i - radius), hi = min(x.count - 1, i + radius)
+        guard lo <= hi else { return 0 }
+        var m: Float = 0
+        for k in lo...hi where x[k] > m { m = x[k] }
+        return m
+    }
+
+    /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.
+    static func quantile(_ x: [Float], _ q: Double) -> Float? {
+        let v = x.filter { $0.isFinite }.sorted()
+        guard !v.isEmpty else { return nil }
+        let i = Int((Double(v.count - 1) * min(1, max(0, q))).rounded())
+        return v[i]
+    }
+
+    /// `10 log10(max(x, floor))`.
+    @inline(__always) static func dB(_ x: Float, floor: Float = 1e-12) -> Float {
+        10 * log10(max(x.isFinite ? x : 0, floor))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Beats, bars and tempo.
+public struct RhythmResult: Sendable, Codable {
+    /// Every beat time, seconds.
+    public var beats: [Double]
+    /// Every downbeat (bar start) time, seconds.
+    public var bars: [Double]
+    /// Global tempo; `nil` when fewer than 2 beats were found.
+    public var beatsPerMinute: Float?
+    /// Beats per bar (meter numerator) chosen for the bar grid; `nil` without bars. Extra field.
+    public var beatsPerBar: Int?
+    /// The reported tempo and its octave alternatives (half and double), each with a confidence;
+    /// the reported tempo first, confidences summing to 1. Extra field; `nil` without a tempo.
+    public var tempoCandidates: [TempoCandidate]?
+
+    /// Creates a rhythm result.
+    public init(beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil,
+                tempoCandidates: [TempoCandidate]? = nil) {
+        self.beats = beats
+        self.bars = bars
+        self.beatsPerMinute = beatsPerMinute
+        self.beatsPerBar = beatsPerBar
+        self.tempoCandidates = tempoCandidates
+    }
+
+    enum CodingKeys: String, CodingKey { case beats, bars, beatsPerMinute, beatsPerBar, tempoCandidates }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(bars.map(ReportRounding.time), forKey: .bars)
+        try c.encode(beats.map(ReportRounding.time), forKey: .beats)
+        try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
+        try c.encodeIfPresent(tempoCandidates, forKey: .tempoCandidates)
+        if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
+            try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
+        } else {
+            try c.encodeNil(forKey: .beatsPerMinute)
+        }
+    }
+}
+
+/// One metrical level a listener might tap, with the analysis's confidence in it.
+public struct TempoCandidate: Sendable, Codable, Hashable {
+    /// The tempo of this level, BPM.
+    public var beatsPerMinute: Double
+    /// Share of the candidates' summed periodicity scores, 0...1.
+    public var confidence: Double
+
+    /// Creates a candidate.
+    public init(beatsPerMinute: Double, confidence: Double) {
+        self.beatsPerMinute = beatsPerMinute
+        self.confidence = confidence
+    }
+
+    enum CodingKeys: String, CodingKey { case beatsPerMinute, confidence }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(ReportRounding.level(beatsPerMinute), forKey: .beatsPerMinute)
+        try c.encode(ReportRounding.level(confidence), forKey: .confidence)
+    }
+}
