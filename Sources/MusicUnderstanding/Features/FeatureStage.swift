@@ -111,12 +111,7 @@ extension SharedFeatures {
     /// elsewhere). The pipeline calls it after each stage with the features of the stages still
     /// to run, so that a 3-hour input does not hold all its features through every analysis.
     mutating func keepOnly(_ needed: Set<Feature>) {
-        if !needed.contains(.loudness) { loudness = nil }
-        if !needed.contains(.onset) { onset = nil }
-        if !needed.contains(.chroma) { chroma = nil }
-        if needed.isDisjoint(with: [.melBands, .mfcc]) { mel = nil }
-        if !needed.contains(.harmonicPercussive) { harmonicPercussive = nil }
-        if !needed.contains(.pitchFluctuation) { pitchFluctuation = nil }
+        for feature in FeatureRegistry.all where needed.isDisjoint(with: feature.serves) { feature.clear(&self) }
     }
 }
 
@@ -134,13 +129,8 @@ final class FeatureStage {
     private var frameIndex = 0
     private var power: [Float]
     private var magnitude: [Float]
-    private let onsetAccumulator: OnsetStrengthAccumulator?
-    private let chromaAccumulator: ChromaAccumulator?
-    private let melAccumulator: MelBandAccumulator?
-    private let separationAccumulator: HarmonicPercussiveAccumulator?
-    private let fluctuationAccumulator: PitchFluctuationAccumulator?
-    private var consumers: [any SpectralFrameConsumer] = []
-    private var prerollConsumers: [any SpectralFrameConsumer] = []
+    private var extractors: [RunningExtractor<SpectralFrame>] = []
+    private let prerollFrames: Int
 
     /// Creates the stage; only the requested spectral features are computed.
     init(features: Set<Feature>, configuration settings: AnalysisConfiguration = .init()) {
@@ -150,29 +140,15 @@ final class FeatureStage {
         fft = RealFFT(size: n)
         // Periodic Hann window.
         window = (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))) }
-        let preroll = features.contains(.onset)
-            ? OnsetStrengthAccumulator.prerollFrames(configuration, onset: settings.onset) : 0
-        pending = [Float](repeating: 0, count: n / 2 + preroll * configuration.hopSize)  // centre padding
-        frameIndex = -preroll
+        extractors = FeatureRegistry.spectral
+            .filter { !$0.serves.isDisjoint(with: features) }
+            .map { $0.start(features, settings, ExtractorHooks()) }
+        prerollFrames = extractors.map(\.prerollFrames).max() ?? 0
+        pending = [Float](repeating: 0, count: n / 2 + prerollFrames * configuration.hopSize)  // centre padding
+        frameIndex = -prerollFrames
         pending.reserveCapacity(4 * n)
         power = [Float](repeating: 0, count: configuration.binCount)
         magnitude = [Float](repeating: 0, count: configuration.binCount)
-        onsetAccumulator = features.contains(.onset)
-            ? OnsetStrengthAccumulator(configuration: configuration, onset: settings.onset) : nil
-        chromaAccumulator = features.contains(.chroma)
-            ? ChromaAccumulator(configuration: configuration, settings: settings.chroma) : nil
-        melAccumulator = features.contains(.melBands) || features.contains(.mfcc)
-            ? MelBandAccumulator(configuration: configuration, settings: settings.mel,
-                                 keepsBands: features.contains(.melBands)) : nil
-        separationAccumulator = features.contains(.harmonicPercussive)
-            ? HarmonicPercussiveAccumulator(configuration: configuration, settings: settings.harmonicPercussive) : nil
-        fluctuationAccumulator = features.contains(.pitchFluctuation)
-            ? PitchFluctuationAccumulator(configuration: configuration) : nil
-        if let onsetAccumulator { consumers.append(onsetAccumulator); prerollConsumers.append(onsetAccumulator) }
-        if let chromaAccumulator { consumers.append(chromaAccumulator) }
-        if let melAccumulator { consumers.append(melAccumulator) }
-        if let separationAccumulator { consumers.append(separationAccumulator) }
-        if let fluctuationAccumulator { consumers.append(fluctuationAccumulator) }
     }
 
     /// Appends mono samples at `configuration.sampleRate`.
@@ -189,16 +165,9 @@ final class FeatureStage {
         // Pad so that the last real sample falls in a frame centre region.
         pending.append(contentsOf: [Float](repeating: 0, count: configuration.frameSize / 2))
         processFrames()
-        return SharedFeatures(
-            configuration: configuration,
-            frameCount: max(0, frameIndex),
-            duration: duration,
-            onset: onsetAccumulator?.finish(),
-            chroma: chromaAccumulator?.finish(),
-            mel: melAccumulator?.finish(),
-            harmonicPercussive: separationAccumulator?.finish(),
-            pitchFluctuation: fluctuationAccumulator?.finish()
-        )
+        var shared = SharedFeatures(configuration: configuration, frameCount: max(0, frameIndex), duration: duration)
+        for extractor in extractors { extractor.finish(&shared) }
+        return shared
     }
 
     private func processFrames() {
@@ -208,7 +177,7 @@ final class FeatureStage {
         // per-sample work meets no exclusivity checks on the stage's properties.
         var start = pendingStart
         var index = frameIndex
-        let consumers = self.consumers, prerollConsumers = self.prerollConsumers
+        let extractors = self.extractors
         let fft = self.fft
         var magnitude = self.magnitude
         self.magnitude = []
@@ -223,7 +192,7 @@ final class FeatureStage {
                             for k in 0 ..< min(m.count, p.count) { m[k] = p[k].squareRoot() }
                         }
                         let spectral = SpectralFrame(index: index, magnitude: magnitude)
-                        for consumer in index < 0 ? prerollConsumers : consumers { consumer.consume(spectral) }
+                        for extractor in extractors where index >= -extractor.prerollFrames { extractor.consume(spectral) }
                         index += 1
                         start += hop
                     }

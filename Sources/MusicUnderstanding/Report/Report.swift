@@ -50,43 +50,38 @@ public struct Report: Sendable, Codable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case schemaVersion, source, error, warning, analyzer
-        case key, rhythm, structure, pace, instrumentActivity, loudness
-    }
-
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
-        analyzer = try c.decodeIfPresent(AnalyzerInfo.self, forKey: .analyzer)
-        source = try c.decode(SourceInfo.self, forKey: .source)
-        error = try c.decodeIfPresent(ErrorInfo.self, forKey: .error)
-        warning = try c.decodeIfPresent(String.self, forKey: .warning)
+        let c = try decoder.container(keyedBy: ReportMemberKey.self)
+        schemaVersion = try c.decode(Int.self, forKey: ReportMemberKey("schemaVersion"))
+        analyzer = try c.decodeIfPresent(AnalyzerInfo.self, forKey: ReportMemberKey("analyzer"))
+        source = try c.decode(SourceInfo.self, forKey: ReportMemberKey("source"))
+        error = try c.decodeIfPresent(ErrorInfo.self, forKey: ReportMemberKey("error"))
+        warning = try c.decodeIfPresent(String.self, forKey: ReportMemberKey("warning"))
         if error == nil {
-            result = SessionResult(
-                key: try c.decodeIfPresent(KeyResult.self, forKey: .key),
-                rhythm: try c.decodeIfPresent(RhythmResult.self, forKey: .rhythm),
-                structure: try c.decodeIfPresent(StructureResult.self, forKey: .structure),
-                pace: try c.decodeIfPresent(PaceResult.self, forKey: .pace),
-                instrumentActivity: try c.decodeIfPresent(InstrumentActivityResult.self, forKey: .instrumentActivity),
-                loudness: try c.decodeIfPresent(LoudnessResult.self, forKey: .loudness))
+            var result = SessionResult()
+            for stage in AnalysisRegistry.stages { try stage.decodeResult(from: c, into: &result) }
+            self.result = result
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
-        // Members in key order (the order they are written in), so that no member moves.
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(analyzer, forKey: .analyzer)
-        try c.encodeIfPresent(error, forKey: .error)
-        try c.encodeIfPresent(result?.instrumentActivity, forKey: .instrumentActivity)
-        try c.encodeIfPresent(result?.key, forKey: .key)
-        try c.encodeIfPresent(result?.loudness, forKey: .loudness)
-        try c.encodeIfPresent(result?.pace, forKey: .pace)
-        try c.encodeIfPresent(result?.rhythm, forKey: .rhythm)
-        try c.encode(schemaVersion, forKey: .schemaVersion)
-        try c.encode(source, forKey: .source)
-        try c.encodeIfPresent(result?.structure, forKey: .structure)
-        try c.encodeIfPresent(warning, forKey: .warning)
+        // Members in key order (the order they are written in), so that no member moves: the fixed
+        // fields and one member per registered analysis that has a result.
+        typealias Member = (name: String, write: (inout KeyedEncodingContainer<ReportMemberKey>) throws -> Void)
+        var members: [Member] = [
+            ("analyzer", { try $0.encodeIfPresent(analyzer, forKey: ReportMemberKey("analyzer")) }),
+            ("error", { try $0.encodeIfPresent(error, forKey: ReportMemberKey("error")) }),
+            ("schemaVersion", { try $0.encode(schemaVersion, forKey: ReportMemberKey("schemaVersion")) }),
+            ("source", { try $0.encode(source, forKey: ReportMemberKey("source")) }),
+            ("warning", { try $0.encodeIfPresent(warning, forKey: ReportMemberKey("warning")) }),
+        ]
+        if let result {
+            for stage in AnalysisRegistry.stages {
+                members.append((stage.type.rawValue, { try stage.encodeResult(of: result, into: &$0) }))
+            }
+        }
+        var c = encoder.container(keyedBy: ReportMemberKey.self)
+        for member in members.sorted(by: { $0.name < $1.name }) { try member.write(&c) }
     }
 
     /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).

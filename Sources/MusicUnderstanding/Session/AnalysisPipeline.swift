@@ -1,8 +1,10 @@
-/// One pass over one input: decoded PCM goes once through the loudness meter and once through
-/// the mono resampler into the shared feature stage; then the planned stages run in dependency
-/// order on the features.
+/// One pass over one input: decoded PCM goes once through the PCM-level feature extractors
+/// (loudness) and once through the mono resampler into the shared feature stage (the STFT
+/// extractors); then the planned stages run in dependency order, each on its declared features
+/// and its dependencies' results.
 ///
 /// Data flows one way: PCM → (loudness) and PCM → mono → STFT → features → analyses → result.
+/// The extractors are those of ``FeatureRegistry`` whose features the planned stages declare.
 final class AnalysisPipeline {
     /// The analyses whose results are returned.
     let types: Set<AnalysisType>
@@ -11,7 +13,7 @@ final class AnalysisPipeline {
     /// The shared features the stages declared.
     let features: Set<Feature>
     private let configuration: AnalysisConfiguration
-    private var meter: LoudnessMeter?
+    private var pcmExtractors: [RunningExtractor<PCMBuffer>] = []
     private var resampler: MonoResampler?
     private var featureStage: FeatureStage?
     private var format: (rate: Double, channels: [AudioChannel])?
@@ -56,9 +58,10 @@ final class AnalysisPipeline {
                 throw .decoding(.corruptData(path: path, reason: "sample rate \(buffer.sampleRate) Hz is outside \(FFmpeg.sampleRateText)"))
             }
             format = (buffer.sampleRate, buffer.channels)
-            if features.contains(.loudness) {
-                meter = LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels, configuration: configuration.loudness)
-            }
+            let hooks = ExtractorHooks(onLoudnessStep: onLoudnessStep)
+            pcmExtractors = FeatureRegistry.pcm
+                .filter { !$0.serves.isDisjoint(with: features) }
+                .map { $0.start(features, configuration, hooks) }
             if features.contains(where: \.needsSpectrum) {
                 do {
                     resampler = try MonoResampler(inputRate: buffer.sampleRate, channels: buffer.channels,
@@ -72,7 +75,7 @@ final class AnalysisPipeline {
         framesIn += buffer.frameCount
         var buffer = buffer
         sanitize(&buffer.samples)
-        meter?.add(buffer.samples, onStep: onLoudnessStep)
+        for extractor in pcmExtractors { extractor.consume(buffer) }
         if let resampler, let featureStage {
             featureStage.append(resampler.process(buffer))
         }
@@ -113,11 +116,20 @@ final class AnalysisPipeline {
         }
     }
 
-    /// Runs one stage; its context (a copy of the features) ends with the call.
+    /// Runs one stage; its context ends with the call.
+    ///
+    /// The context holds only what the stage declared: its ``AnalysisStage/features`` (the others
+    /// are `nil` in its copy of the features) and the results of its
+    /// ``AnalysisStage/dependencies`` (the others are `nil`), so that an undeclared read finds
+    /// nothing instead of depending on the order the stages happen to run in.
     private static func run(_ stage: any AnalysisStage.Type, on features: SharedFeatures, configuration: AnalysisConfiguration,
                             into all: inout SessionResult, cancellation: CancellationToken) throws(AnalysisError) {
-        let context = AnalysisContext(features: features, configuration: configuration,
-                                      results: all, cancellation: cancellation)
+        var declared = features
+        declared.keepOnly(stage.features)
+        var dependencies = SessionResult()
+        for type in stage.dependencies { AnalysisRegistry.stage(for: type)?.copyResult(from: all, into: &dependencies) }
+        let context = AnalysisContext(features: declared, configuration: configuration,
+                                      results: dependencies, cancellation: cancellation)
         try stage.run(in: context, into: &all)
     }
 
@@ -132,12 +144,12 @@ final class AnalysisPipeline {
         } else {
             shared = SharedFeatures(configuration: configuration.features, duration: duration)
         }
-        shared.loudness = meter?.result()
-        // The STFT stage, its accumulators and the meter are done: free their buffers before the
-        // analyses run, and each feature once the last stage that declares it has run.
+        for extractor in pcmExtractors { extractor.finish(&shared) }
+        // The STFT stage and every extractor are done: free their buffers before the analyses
+        // run, and each feature once the last stage that declares it has run.
         featureStage = nil
         resampler = nil
-        meter = nil
+        pcmExtractors = []
         var all = SessionResult()
         for (index, stage) in stages.enumerated() {
             try Self.run(stage, on: shared, configuration: configuration, into: &all, cancellation: cancellation)

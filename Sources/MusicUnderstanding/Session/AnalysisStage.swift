@@ -1,11 +1,11 @@
 /// What an analysis stage is given: the shared features of the input, the results of the
 /// analyses it builds on, the configuration, and a way to notice cancellation.
 public struct AnalysisContext: Sendable {
-    /// The shared features the requested stages declared (others are `nil`).
+    /// The shared features this stage declared in ``AnalysisStage/features`` (others are `nil`).
     public var features: SharedFeatures
     /// Every analysis's settings.
     public var configuration: AnalysisConfiguration
-    /// Results of the stages that ran before this one (at least its ``AnalysisStage/dependencies``).
+    /// Results of this stage's ``AnalysisStage/dependencies`` (every other result is `nil`).
     public var results: SessionResult
     /// Checked between stages; long stages may check it too.
     public var cancellation: CancellationToken
@@ -23,7 +23,7 @@ public struct AnalysisContext: Sendable {
 /// ``AnalysisConfiguration`` field for its settings, and one line in ``AnalysisRegistry/stages``.
 public protocol AnalysisStage: Sendable {
     /// The result type (``KeyResult``, ``RhythmResult``, ...).
-    associatedtype Output: Sendable
+    associatedtype Output: Sendable & Codable
     /// The analysis this stage produces.
     static var type: AnalysisType { get }
     /// The shared features it consumes.
@@ -96,4 +96,24 @@ extension AnalysisStage {
     static func copyResult(from source: SessionResult, into target: inout SessionResult) {
         target[keyPath: output] = source[keyPath: output]
     }
+
+    /// Writes this stage's result, when present, as the report member named after its ``type``.
+    static func encodeResult(of result: SessionResult, into container: inout KeyedEncodingContainer<ReportMemberKey>) throws {
+        try container.encodeIfPresent(result[keyPath: output], forKey: ReportMemberKey(type.rawValue))
+    }
+
+    /// Reads this stage's result, when present, from the report member named after its ``type``.
+    static func decodeResult(from container: KeyedDecodingContainer<ReportMemberKey>, into result: inout SessionResult) throws {
+        result[keyPath: output] = try container.decodeIfPresent(Output.self, forKey: ReportMemberKey(type.rawValue))
+    }
+}
+
+/// The name of a report member: a fixed field (`source`, `error`, ...) or an analysis's
+/// ``AnalysisType`` raw value.
+struct ReportMemberKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -81,3 +81,27 @@ final class BufferChannel: Sendable {
         }
     }
 }
+
+/// The buffers an audio provider sends through a ``BufferChannel``, as a ``PCMSource``: the
+/// input of a session analysing provided PCM. Its source is named `<audio provider>`, with the
+/// first buffer's rate and channel count and the codec `pcm_f32`.
+final class ProvidedPCM: PCMSource {
+    private let channel: BufferChannel
+    private var format: (rate: Double, channels: Int)?
+
+    /// Reads the buffers of `channel` until it is closed.
+    init(_ channel: BufferChannel) { self.channel = channel }
+
+    var source: SourceInfo {
+        SourceInfo(path: "<audio provider>", sampleRate: format.map { Int($0.rate) }, channels: format?.channels,
+                   codec: "pcm_f32")
+    }
+
+    var damageNote: String? { nil }
+
+    func read() throws(AudioDecodingError) -> PCMBuffer? {
+        guard let buffer = channel.receive() else { return nil }
+        if format == nil { format = (buffer.sampleRate, buffer.channelCount) }
+        return buffer
+    }
+}

@@ -38,24 +38,40 @@ public struct FileAnalyzer: Sendable {
                         cancellation: CancellationToken = CancellationToken(),
                         onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
                         onProgress: ((Double) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
-        let pipeline = try AnalysisPipeline(types: types, configuration: configuration, onLoudnessStep: onLoudnessStep)
+        _ = try AnalysisRegistry.plan(for: types)  // an unavailable analysis fails before the input is opened
         try cancellation.check()
         let decoder: AudioDecoder
         do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat) } catch { throw .decoding(error) }
+        return try analyze(decoder, cancellation: cancellation, onLoudnessStep: onLoudnessStep, onProgress: onProgress)
+    }
+
+    /// Analyses the PCM of `input` (a decoder, or buffers a program provides): the one loop that
+    /// drives the pipeline, whatever the input. The result's ``SessionResult/source`` is the
+    /// input's, with the exact duration of what was read.
+    ///
+    /// - Throws: ``AnalysisError/unavailable(_:)``, ``AnalysisError/decoding(_:)`` (including
+    ///   ``AudioDecodingError/zeroLength(path:)`` when the input holds no audio),
+    ///   ``AnalysisError/inconsistentFormat(_:)``, ``AnalysisError/cancelled``.
+    public func analyze(_ input: some PCMSource, cancellation: CancellationToken = CancellationToken(),
+                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
+                        onProgress: ((Double) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
+        let pipeline = try AnalysisPipeline(types: types, configuration: configuration, onLoudnessStep: onLoudnessStep)
+        let path = input.source.path
         while true {
             try cancellation.check()
             let buffer: PCMBuffer?
-            do { buffer = try decoder.read() } catch { throw .decoding(error) }
+            do { buffer = try input.read() } catch { throw .decoding(error) }
             guard let buffer else { break }
             try pipeline.consume(buffer, path: path)
             onProgress?(pipeline.duration)
         }
+        try cancellation.check()
         if pipeline.framesIn == 0 { throw .decoding(.zeroLength(path: path)) }
         var result = try pipeline.finish(cancellation: cancellation)
-        var source = decoder.source
+        var source = input.source
         source.duration = pipeline.duration
         result.source = source
-        let notes = [decoder.damageNote, pipeline.sampleNote].compactMap { $0 }
+        let notes = [input.damageNote, pipeline.sampleNote].compactMap { $0 }
         result.warning = notes.isEmpty ? nil : notes.joined(separator: "; ")
         return result
     }

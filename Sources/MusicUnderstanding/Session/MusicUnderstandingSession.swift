@@ -181,20 +181,7 @@ public actor MusicUnderstandingSession {
 
     private static func analyzeProvided(_ channel: BufferChannel, analyzer: FileAnalyzer, token: CancellationToken,
                                         onStep: (@Sendable (LoudnessStep) -> Void)?) throws(AnalysisError) -> SessionResult {
-        let path = "<audio provider>"
-        let pipeline = try AnalysisPipeline(types: analyzer.types, configuration: analyzer.configuration, onLoudnessStep: onStep)
-        while let buffer = channel.receive() {
-            try token.check()
-            try pipeline.consume(buffer, path: path)
-        }
-        try token.check()
-        if pipeline.framesIn == 0 { throw .decoding(.zeroLength(path: path)) }
-        var result = try pipeline.finish(cancellation: token)
-        let format = pipeline.nativeFormat
-        result.source = SourceInfo(path: path, duration: pipeline.duration,
-                                   sampleRate: format.map { Int($0.sampleRate) }, channels: format?.channels, codec: "pcm_f32")
-        result.warning = pipeline.sampleNote
-        return result
+        try analyzer.analyze(ProvidedPCM(channel), cancellation: token, onLoudnessStep: onStep)
     }
 }
 
