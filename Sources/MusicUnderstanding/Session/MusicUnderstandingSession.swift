@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Analyses one piece of music: key, rhythm and loudness in this version (structure, pace and
-/// instrument activity come in later versions).
+/// Analyses one piece of music: key, rhythm, structure, pace, instrument activity and
+/// loudness (``AnalysisType``).
 ///
 /// The Linux counterpart of Apple's `MusicUnderstandingSession`: the same actor shape, with a
 /// file URL (anything FFmpeg opens) or an audio provider as input.
