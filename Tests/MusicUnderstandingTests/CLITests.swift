@@ -96,6 +96,8 @@ struct CLITests {
         UsageCase(arguments: ["meter", "--format", "f64le", "--rate", "48000", "--channels", "2"], mentions: ["--format", "f64le"]),
         UsageCase(arguments: ["meter", "--format", "f32le"], mentions: ["--rate", "--channels"]),
         UsageCase(arguments: ["meter", "--format", "s16le", "--rate", "0", "--channels", "2"], mentions: ["--rate"]),
+        UsageCase(arguments: ["meter", "--target", "5", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'5'"]),
+        UsageCase(arguments: ["meter", "--target", "nan", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'nan'"]),
         UsageCase(arguments: ["bench", "--repeat", "0", "Fixtures/tone_alac.m4a"], mentions: ["--repeat"]),
         UsageCase(arguments: ["frobnicate"], mentions: ["frobnicate"]),
         UsageCase(arguments: ["analyze", "--tempo-range", "100-150", "Fixtures"], mentions: ["100-150", "octave"]),
@@ -183,7 +185,7 @@ struct CLITests {
 
     @Test("--help lists every option of the command and exits 0", arguments: [
         ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--tempo-range", "--help"]),
-        ("meter", ["--format", "--rate", "--channels", "--ndjson", "--help"]),
+        ("meter", ["--format", "--rate", "--channels", "--ndjson", "--target", "--realtime", "--help"]),
         ("bench", ["--repeat", "--no-peer", "--help"]),
     ])
     func help(_ command: String, _ options: [String]) async throws {
