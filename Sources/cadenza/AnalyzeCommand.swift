@@ -17,6 +17,8 @@ struct AnalyzeOptions: OptionGroup {
                                       mistake: "unknown format", expected: "ndjson, json, csv, jams or labels")
     let writeTags = Flag(names: ["--write-tags"],
                          help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
+    let truePeak = Flag(names: ["--true-peak"],
+                        help: "With --write-tags: the true peak in REPLAYGAIN_TRACK_PEAK instead of the sample peak.")
     let keyNotation = Option<TagWriter.KeyNotation>(names: ["--key-notation"], value: "notation",
                                                     help: "Initial key written by --write-tags: standard (Am, F#; default) or camelot (8A).",
                                                     mistake: "unknown notation", expected: "standard or camelot")
@@ -52,7 +54,7 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags] [--tempo-range <low-high>] [--configuration <file>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
+        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags [--key-notation <notation>] [--true-peak]] [--tempo-range <low-high>] [--configuration <file>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -93,7 +95,8 @@ enum AnalyzeCommand {
         if args[\.force] && args[\.output] == nil { Cadenza.usageFailure("--force needs --output (it redoes reports kept in the folder)", spec) }
         let job: BatchJob
         // Tags go in before the report is written, which then records the tagged file's stamp.
-        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard) : nil
+        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard,
+                                                           peak: args[\.truePeak] ? .truePeak : .sample) : nil
         var finishing: (@Sendable (Report) -> Report)?
         if let tagger { finishing = { report in tagger.tag(report) } }
         let types = requested.isEmpty ? AnalysisType.available : requested
@@ -159,16 +162,20 @@ enum AnalyzeCommand {
 /// and keeps each failure until the input's event prints it.
 final class FileTagger: Sendable {
     let notation: TagWriter.KeyNotation
+    let peak: TagWriter.PeakKind
     private struct State { var failures = 0; var messages: [String: String] = [:] }
     private let state = Locked(State())
-    init(notation: TagWriter.KeyNotation) { self.notation = notation }
+    init(notation: TagWriter.KeyNotation, peak: TagWriter.PeakKind) {
+        self.notation = notation
+        self.peak = peak
+    }
     var failures: Int { state.withLock { $0.failures } }
 
     /// The report with the tagged file's stamp (the report as it is for an error record or a failure).
     func tag(_ report: Report) -> Report {
         guard report.error == nil else { return report }
         do throws(TagWriteError) {
-            return try TagWriter().tag(report, keyNotation: notation)
+            return try TagWriter().tag(report, keyNotation: notation, peak: peak)
         } catch {
             state.withLock { $0.failures += 1; $0.messages[report.source.path] = error.description }
             return report

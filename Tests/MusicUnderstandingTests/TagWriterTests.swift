@@ -55,13 +55,17 @@ enum TmpfsMount {
 
     @Test("Tag values: integer BPM, key in ID3 or Camelot notation, ReplayGain 2.0 at -18 LUFS; Opus R128 Q7.8 at -23 LUFS")
     func values() {
-        let report = SampleReport.report()  // 120 BPM, A minor (8A), -14.25 LUFS, true peak -0.75 dBTP
+        let report = SampleReport.report()  // 120 BPM, A minor (8A), -14.25 LUFS, sample peak -1.5 dBFS, true peak -0.75 dBTP
         let tags = TagWriter.tags(for: report, path: "a.flac")
-        #expect(tags == ["BPM": "120", "INITIALKEY": "Am", "REPLAYGAIN_TRACK_GAIN": "-3.75 dB", "REPLAYGAIN_TRACK_PEAK": "0.917276"])
+        #expect(tags == ["BPM": "120", "INITIALKEY": "Am", "REPLAYGAIN_TRACK_GAIN": "-3.75 dB", "REPLAYGAIN_TRACK_PEAK": "0.841395",
+                         "REPLAYGAIN_REFERENCE_LOUDNESS": "-18.00 LUFS"], "the sample peak by default, as rsgain and loudgain")
+        #expect(TagWriter.tags(for: report, path: "a.flac", peak: .truePeak)["REPLAYGAIN_TRACK_PEAK"] == "0.917276",
+                "the true peak where the user asks")
         #expect(TagWriter.tags(for: report, path: "a.flac", keyNotation: .camelot)["INITIALKEY"] == "8A")
         let opus = TagWriter.tags(for: report, path: "a.opus")
         #expect(opus["R128_TRACK_GAIN"] == "-2240", "256 × (−23 + 14.25) = −2240")
-        #expect(opus["REPLAYGAIN_TRACK_GAIN"] == "" && opus["REPLAYGAIN_TRACK_PEAK"] == "", "removed on Opus")
+        #expect(opus["REPLAYGAIN_TRACK_GAIN"] == "" && opus["REPLAYGAIN_TRACK_PEAK"] == ""
+                && opus["REPLAYGAIN_REFERENCE_LOUDNESS"] == "", "removed on Opus")
         var silent = report
         silent.result?.loudness?.integrated.value = -.infinity
         silent.result?.rhythm = nil
@@ -231,5 +235,37 @@ struct WriteTagsCLITests {
         try (audioBytes + Data([0, 0])).write(to: wav)
         let changed = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--no-progress", "--output", out, music])
         #expect(changed.err.contains("1 analysed now"), "\(changed.err)")
+    }
+}
+
+/// The ReplayGain values beside loudgain's on the same file (when loudgain is installed: Debian's
+/// `loudgain`, which `scripts/setup.sh` installs for the tests). loudgain writes the true peak, so
+/// the comparison uses `--true-peak`.
+@Suite struct LoudgainComparisonTests {
+    @Test func trackGainPeakAndReferenceMatchLoudgain() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/loudgain") else { return }
+        let scratch = try ScratchFolder()
+        for fixture in ["tone_2s_stereo.flac", "tone_2s_stereo.mp3"] {
+            try scratch.copy(fixture, to: "lg/" + fixture)
+            try scratch.copy(fixture, to: "cz/" + fixture)
+            let loudgain = Process()
+            loudgain.executableURL = URL(fileURLWithPath: "/usr/bin/loudgain")
+            loudgain.arguments = ["-q", "-s", "e", scratch.path("lg/" + fixture)]
+            loudgain.standardOutput = FileHandle.nullDevice
+            loudgain.standardError = FileHandle.nullDevice
+            try loudgain.run()
+            loudgain.waitUntilExit()
+            #expect(loudgain.terminationStatus == 0)
+            let theirs = try TagWriter.read(scratch.path("lg/" + fixture))
+            let report = FileAnalyzer(types: [.loudness]).report(path: scratch.path("cz/" + fixture))
+            _ = try TagWriter().tag(report, peak: .truePeak)
+            let ours = try TagWriter.read(scratch.path("cz/" + fixture))
+            func number(_ text: String?) -> Double? { text.flatMap { Double($0.split(separator: " ").first ?? "") } }
+            let gain = try #require(number(ours["REPLAYGAIN_TRACK_GAIN"])), theirGain = try #require(number(theirs["REPLAYGAIN_TRACK_GAIN"]))
+            #expect(abs(gain - theirGain) <= 0.011, "\(fixture): \(ours) vs \(theirs)")
+            let peak = try #require(number(ours["REPLAYGAIN_TRACK_PEAK"])), theirPeak = try #require(number(theirs["REPLAYGAIN_TRACK_PEAK"]))
+            #expect(abs(20 * log10(peak / theirPeak)) <= 0.05, "\(fixture): \(ours) vs \(theirs)")
+            #expect(number(ours["REPLAYGAIN_REFERENCE_LOUDNESS"]) == number(theirs["REPLAYGAIN_REFERENCE_LOUDNESS"]), "\(ours) vs \(theirs)")
+        }
     }
 }

@@ -38,9 +38,11 @@ public enum TagWriteError: Error, Sendable, Equatable, CustomStringConvertible {
 /// - `INITIALKEY`: the main key, `Am`/`F#`/`Ebm` (ID3v2.4 `TKEY` notation) or its Camelot code
 ///   (`8A`) — ID3 `TKEY`, Vorbis/FLAC `INITIALKEY`, MP4 freeform `----:com.apple.iTunes:initialkey`.
 /// - ReplayGain 2.0 track values (reference −18 LUFS, as rsgain and loudgain write them):
-///   `REPLAYGAIN_TRACK_GAIN` = −18 − integrated loudness, `"-6.53 dB"`, and
-///   `REPLAYGAIN_TRACK_PEAK` = the true peak as a linear amplitude, `"0.988553"` — ID3 `TXXX`,
-///   Vorbis/FLAC comments, MP4 freeform atoms.
+///   `REPLAYGAIN_TRACK_GAIN` = −18 − integrated loudness, `"-6.53 dB"`,
+///   `REPLAYGAIN_TRACK_PEAK` = the sample peak as a linear amplitude, `"0.988553"` (the true peak
+///   with ``PeakKind/truePeak``, as rsgain's `--true-peak` does), and
+///   `REPLAYGAIN_REFERENCE_LOUDNESS` = `"-18.00 LUFS"` — ID3 `TXXX`, Vorbis/FLAC comments, MP4
+///   freeform atoms.
 /// - Opus instead: `R128_TRACK_GAIN` = round(256 · (−23 − integrated loudness)), a Q7.8
 ///   integer relative to the EBU R128 reference −23 LUFS (RFC 7845 §5.2.1); `REPLAYGAIN_*` are
 ///   removed, as RFC 7845 asks. The header output gain is left alone.
@@ -61,6 +63,17 @@ public struct TagWriter: Sendable {
         case camelot
     }
 
+    /// Which peak goes into `REPLAYGAIN_TRACK_PEAK`.
+    public enum PeakKind: String, Sendable, CaseIterable {
+        /// The largest sample magnitude (ReplayGain 2.0's track peak; rsgain's and loudgain's default).
+        case sample
+        /// The true (inter-sample) peak, BS.1770-4 Annex 2.
+        case truePeak = "true"
+    }
+
+    /// ReplayGain 2.0's reference loudness, LUFS: the gain brings a track to it.
+    public static let replayGainReference = -18.0
+
     /// Whether the tagged copy is decoded and compared with the original before it replaces it.
     public var verifiesAudio = true
 
@@ -70,7 +83,8 @@ public struct TagWriter: Sendable {
     }
 
     /// The tag values a report gives for the file at `path` (an empty value removes the key).
-    public static func tags(for report: Report, path: String, keyNotation: KeyNotation = .standard) -> [String: String] {
+    public static func tags(for report: Report, path: String, keyNotation: KeyNotation = .standard,
+                            peak: PeakKind = .sample) -> [String: String] {
         let headline = ReportHeadline(report)
         var tags: [String: String] = [:]
         if let bpm = headline.beatsPerMinute, bpm.isFinite, bpm > 0 { tags["BPM"] = String(Int(bpm.rounded())) }
@@ -82,10 +96,13 @@ public struct TagWriter: Sendable {
                 tags["R128_TRACK_GAIN"] = String(Int(min(max(q78, -32768), 32767)))
                 tags["REPLAYGAIN_TRACK_GAIN"] = ""
                 tags["REPLAYGAIN_TRACK_PEAK"] = ""
+                tags["REPLAYGAIN_REFERENCE_LOUDNESS"] = ""
             } else {
-                tags["REPLAYGAIN_TRACK_GAIN"] = String(format: "%.2f dB", -18 - integrated + 0)
-                if let truePeak = headline.truePeak, truePeak.isFinite {
-                    tags["REPLAYGAIN_TRACK_PEAK"] = String(format: "%.6f", pow(10, truePeak / 20))
+                tags["REPLAYGAIN_TRACK_GAIN"] = String(format: "%.2f dB", replayGainReference - integrated + 0)
+                tags["REPLAYGAIN_REFERENCE_LOUDNESS"] = String(format: "%.2f LUFS", replayGainReference)
+                let level = peak == .sample ? headline.samplePeak : headline.truePeak
+                if let level, level.isFinite {
+                    tags["REPLAYGAIN_TRACK_PEAK"] = String(format: "%.6f", pow(10, level / 20))
                 }
             }
         }
@@ -279,10 +296,10 @@ extension TagWriter {
     /// report recorded before its analysis; a file changed by someone else meanwhile keeps the
     /// report's old stamp, so the next resumed run analyses it again. When the tags were already
     /// there (``Outcome/unchanged``) the report is returned as it is.
-    public func tag(_ report: Report, keyNotation: KeyNotation = .standard) throws(TagWriteError) -> Report {
+    public func tag(_ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample) throws(TagWriteError) -> Report {
         let path = report.source.path
         let before = FileStamp.of(path: path)
-        let outcome = try write(Self.tags(for: report, path: path, keyNotation: keyNotation), to: path)
+        let outcome = try write(Self.tags(for: report, path: path, keyNotation: keyNotation, peak: peak), to: path)
         guard outcome == .written, let before, before.size == report.source.size, before.modified == report.source.modified,
               let after = FileStamp.of(path: path) else { return report }
         var tagged = report
