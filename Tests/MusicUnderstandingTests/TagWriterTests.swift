@@ -269,3 +269,69 @@ struct WriteTagsCLITests {
         }
     }
 }
+
+/// `--album`: ReplayGain 2.0 album gain over the gating blocks of all tracks of a folder.
+@Suite struct AlbumGainTests {
+    static func tone(_ path: String, frequency: Int, seconds: Int, gainDB: Int) throws {
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=\(frequency):d=\(seconds)",
+                            "-af", "volume=\(gainDB)dB", path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+    }
+
+    @Test func albumLoudnessOfOneTrackIsTheTrackAndGatesTheUnion() throws {
+        let scratch = try ScratchFolder()
+        try Self.tone(scratch.path("loud.flac"), frequency: 440, seconds: 6, gainDB: -6)
+        try Self.tone(scratch.path("soft.flac"), frequency: 660, seconds: 4, gainDB: -12)
+        let loud = try #require(FileAnalyzer(types: [.loudness]).analyze(path: scratch.path("loud.flac")).loudness)
+        let soft = try #require(FileAnalyzer(types: [.loudness]).analyze(path: scratch.path("soft.flac")).loudness)
+        var one = AlbumLoudness()
+        let added = one.add(loud)
+        #expect(added)
+        #expect(abs(one.integrated - Double(loud.integrated.value)) < 0.01)
+        var both = AlbumLoudness()
+        both.add(loud)
+        both.add(soft)
+        // Blocks of both tracks pass the relative gate (6 dB apart): the album lies between them,
+        // nearer the longer, louder track; the peak is the louder track's.
+        #expect(both.integrated < Double(loud.integrated.value) && both.integrated > Double(soft.integrated.value))
+        #expect(both.samplePeak == Double(loud.peak.value) && both.trackCount == 2)
+        var noSeries = loud
+        noSeries.momentary = []
+        let refused = !one.add(noSeries)
+        #expect(refused, "a track without its gating blocks cannot join an album")
+    }
+
+    @Test func albumTagsMatchLoudgainAndResumeKeepsTheTaggedTracks() async throws {
+        let scratch = try ScratchFolder()
+        for dir in ["a", "lg"] {
+            try FileManager.default.createDirectory(atPath: scratch.path(dir), withIntermediateDirectories: true)
+            try Self.tone(scratch.path(dir + "/t1.flac"), frequency: 440, seconds: 6, gainDB: -6)
+            try Self.tone(scratch.path(dir + "/t2.flac"), frequency: 660, seconds: 4, gainDB: -12)
+        }
+        let usage = try await CLI.run(["analyze", "--album", scratch.path("a")])
+        #expect(usage.status == 2 && usage.err.contains("--album needs --write-tags"))
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--write-tags", "--album", "-o", scratch.path("out"), scratch.path("a")])
+        #expect(run.status == 0, "\(run.err)")
+        let t1 = try TagWriter.read(scratch.path("a/t1.flac")), t2 = try TagWriter.read(scratch.path("a/t2.flac"))
+        #expect(t1["REPLAYGAIN_ALBUM_GAIN"] != nil && t1["REPLAYGAIN_ALBUM_GAIN"] == t2["REPLAYGAIN_ALBUM_GAIN"], "\(t1) \(t2)")
+        #expect(t1["REPLAYGAIN_ALBUM_PEAK"] == t1["REPLAYGAIN_TRACK_PEAK"], "the louder track's peak")
+        // The album step rewrote files after their reports: the reports follow, so a rerun keeps them.
+        let again = try await CLI.run(["analyze", "--for", "loudness", "--write-tags", "--album", "-o", scratch.path("out"), scratch.path("a")])
+        #expect(again.err.contains("0 analysed now, 2 current"), "\(again.err)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/loudgain") {
+            let loudgain = Process()
+            loudgain.executableURL = URL(fileURLWithPath: "/usr/bin/loudgain")
+            loudgain.arguments = ["-q", "-a", "-s", "e", scratch.path("lg/t1.flac"), scratch.path("lg/t2.flac")]
+            loudgain.standardOutput = FileHandle.nullDevice
+            loudgain.standardError = FileHandle.nullDevice
+            try loudgain.run()
+            loudgain.waitUntilExit()
+            let theirs = try TagWriter.read(scratch.path("lg/t1.flac"))
+            func dB(_ text: String?) -> Double { Double(text?.split(separator: " ").first ?? "") ?? .nan }
+            #expect(abs(dB(t1["REPLAYGAIN_ALBUM_GAIN"]) - dB(theirs["REPLAYGAIN_ALBUM_GAIN"])) <= 0.011, "\(t1) vs \(theirs)")
+        }
+    }
+}

@@ -109,6 +109,28 @@ public struct TagWriter: Sendable {
         return tags
     }
 
+    /// The album tags of one track, given its album's loudness: ReplayGain 2.0
+    /// `REPLAYGAIN_ALBUM_GAIN` (−18 − the album's integrated loudness) and `REPLAYGAIN_ALBUM_PEAK`
+    /// (the album's largest sample peak, or true peak with ``PeakKind/truePeak``, as a linear
+    /// amplitude); on Opus `R128_ALBUM_GAIN` (Q7.8 against −23 LUFS, RFC 7845 §5.2.1) instead, the
+    /// `REPLAYGAIN_ALBUM_*` fields removed. Empty when the album has no measurable loudness.
+    public static func albumTags(for album: AlbumLoudness, path: String, codec: String?, peak: PeakKind = .sample) -> [String: String] {
+        let integrated = album.integrated
+        guard integrated.isFinite else { return [:] }
+        var tags: [String: String] = [:]
+        if (path as NSString).pathExtension.lowercased() == "opus" || codec == "opus" {
+            let q78 = (256 * (-23 - integrated)).rounded()
+            tags["R128_ALBUM_GAIN"] = String(Int(min(max(q78, -32768), 32767)))
+            tags["REPLAYGAIN_ALBUM_GAIN"] = ""
+            tags["REPLAYGAIN_ALBUM_PEAK"] = ""
+        } else {
+            tags["REPLAYGAIN_ALBUM_GAIN"] = String(format: "%.2f dB", replayGainReference - integrated + 0)
+            let level = peak == .sample ? album.samplePeak : album.truePeak
+            if level.isFinite { tags["REPLAYGAIN_ALBUM_PEAK"] = String(format: "%.6f", pow(10, level / 20)) }
+        }
+        return tags
+    }
+
     /// What a write did.
     public enum Outcome: Sendable, Equatable {
         /// The file was replaced by a copy holding the tags.
@@ -296,10 +318,12 @@ extension TagWriter {
     /// report recorded before its analysis; a file changed by someone else meanwhile keeps the
     /// report's old stamp, so the next resumed run analyses it again. When the tags were already
     /// there (``Outcome/unchanged``) the report is returned as it is.
-    public func tag(_ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample) throws(TagWriteError) -> Report {
+    public func tag(_ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample,
+                    extraTags: [String: String] = [:]) throws(TagWriteError) -> Report {
         let path = report.source.path
         let before = FileStamp.of(path: path)
-        let outcome = try write(Self.tags(for: report, path: path, keyNotation: keyNotation, peak: peak), to: path)
+        let tags = Self.tags(for: report, path: path, keyNotation: keyNotation, peak: peak).merging(extraTags) { $1 }
+        let outcome = try write(tags, to: path)
         guard outcome == .written, let before, before.size == report.source.size, before.modified == report.source.modified,
               let after = FileStamp.of(path: path) else { return report }
         var tagged = report
