@@ -277,7 +277,7 @@ struct KeyTests {
         }
     }
 
-    @Test("Tonic stage: the tonic-triad share and the closing triad decide between a key, its relative and the keys a fifth below and above")
+    @Test("Tonic stage: the tonic-triad share and the closing triad decide between a key, its relative and the key a fifth below")
     func tonicKeyChoice() {
         // One step whose profile correlations slightly favour C major (key 0) over A minor (21)
         // and F major (5).
@@ -304,10 +304,8 @@ struct KeyTests {
         #expect(choose(0, scores, shares([(0, 0.2), (21, 0.4)]), closing: nil) == 21)
         #expect(choose(0, scores, shares([(0, 0.2), (5, 0.45)]), closing: nil) == 5)
         #expect(choose(0, scores, shares([(0, 0.3), (21, 0.3)]), closing: nil) == 0)
-        // The dominant (G major) is a candidate only when the range dwells on its triad more
-        // than on the tonic's (a mixolydian song read as its subdominant key).
-        #expect(choose(0, scores, shares([(0, 0.3), (7, 0.29)]), closing: nil) == 0)
-        #expect(choose(0, scores, shares([(0, 0.1), (7, 0.6)]), closing: nil) == 7)
+        // The dominant (G major) is not a candidate, however much the range dwells on it.
+        #expect(choose(0, scores, shares([(0, 0.1), (7, 0.6)]), closing: nil) == 0)
         // The closing triad tips a near tie, but does not outweigh the chords of the range.
         #expect(choose(0, scores, shares([(0, 0.3), (21, 0.3)]), closing: triad([9, 0, 4])) == 21)
         #expect(choose(0, scores, shares([(0, 0.4), (21, 0.2)]), closing: triad([9, 0, 4])) == 0)
@@ -371,16 +369,6 @@ struct KeyTests {
             let (result, _) = Self.band(chords: [[0, 3, 7], [8, 12, 15], [10, 14, 17], [0, 3, 7]], tonic: tonic, repeats: 6)
             let key = KeySignals.globalKey(result)
             #expect(key?.pitchClass == tonic && key?.mode == .minor, "tonic \(tonic): got \(String(describing: key))")
-        }
-    }
-
-    @Test("A rock progression with a flat seventh, I-bVII-IV-I, stays in its key, not the subdominant's")
-    func mixolydianProgressionKeepsTonic() {
-        // A major: A G D A, the pitch classes of D major; the tonic chord is home.
-        for tonic in [9, 4] {
-            let (result, _) = Self.band(chords: [[0, 4, 7], [-2, 2, 5], [5, 9, 12], [0, 4, 7]], tonic: tonic, repeats: 6)
-            let key = KeySignals.globalKey(result)
-            #expect(key?.pitchClass == tonic && key?.mode == .major, "tonic \(tonic): got \(String(describing: key))")
         }
     }
 

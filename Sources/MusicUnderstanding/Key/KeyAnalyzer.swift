@@ -14,10 +14,10 @@ import Foundation
 ///    default it decodes the 12 key signatures first and the mode of each range second (Chai &
 ///    Vercoe 2005; ``Configuration/decodesKeySignatures``).
 /// 4. The tonic of each range is chosen in a second stage among the timeline's key, its
-///    relative and the keys a fifth below and above, from the chords the range dwells on: how much of the
-///    range's time (one chord per beat) the candidate's tonic triad is the best-matching triad
-///    (``Configuration/tonicChordWeight``), and for the last range of an input that comes to an
-///    end, the closing chord (``Configuration/closingChordWeight``; see `tonicKey`).
+///    relative and the key a fifth below, from the chords the range dwells on: how much of
+///    the range's time (one chord per beat) the candidate's tonic triad is the best-matching
+///    triad (``Configuration/tonicChordWeight``), and for the last range of an input that
+///    comes to an end, the closing chord (``Configuration/closingChordWeight``; see `tonicKey`).
 ///
 /// **No invented key.** `ranges` is empty (and there is no confidence) when the input has less
 /// than ``Configuration/minimumTonalDuration`` seconds of clearly tonal material — vectors with at
@@ -98,10 +98,9 @@ public struct KeyAnalyzer: Sendable {
         public var pitchClassThreshold: Double = 0.2
         /// Weight, beside the mean profile correlation, of the share of a range's time whose
         /// best-matching triad is a candidate's tonic triad, when the tonic stage chooses between
-        /// the timeline's key, its relative and the keys a fifth below and above (see
-        /// `tonicKey`); 0 leaves
-        /// the choice to the correlation and the closing chord. Default 1. The evidence for the
-        /// value is in docs/analyses/key.md.
+        /// the timeline's key, its relative and the key a fifth below (see `tonicKey`); 0
+        /// leaves the choice to the correlation and the closing chord. Default 1. The evidence
+        /// for the value is in docs/analyses/key.md.
         public var tonicChordWeight: Double = 1
         /// Weight, in the same stage, of the Pearson correlation of the closing chord (see
         /// ``finalChordDuration``) with a candidate's tonic triad, for the last range of an input
@@ -381,32 +380,29 @@ public struct KeyAnalyzer: Sendable {
     /// song with a flat seventh as its subdominant key). The tonic triad is the chord a tonal
     /// piece returns to most (the "tonal centre" of Temperley, *Music and Probability*, 2007,
     /// ch. 7; a tonic-chord prior as in Mauch & Dixon's chord-key models, IEEE TASLP 2010) and
-    /// closes on. Each candidate, `key`, its relative, the key a fifth below and the key a
-    /// fifth above in the same mode, is scored by its mean profile correlation over the range
-    /// (`scores` / `weights`) plus `tonicChordWeight` × the share of the range's time whose best
-    /// triad is its tonic triad (`triadShares`, indexed like keys) plus, when `closing` is
-    /// given, `closingChordWeight` × the Pearson correlation of the closing chroma with its
-    /// tonic triad.
+    /// closes on. Each candidate, `key`, its relative and the key a fifth below in the same
+    /// mode, is scored by its mean profile correlation over the range (`scores` / `weights`)
+    /// plus `tonicChordWeight` × the share of the range's time whose best triad is its tonic
+    /// triad (`triadShares`, indexed like keys) plus, when `closing` is given,
+    /// `closingChordWeight` × the Pearson correlation of the closing chroma with its tonic
+    /// triad.
     ///
     /// The key a fifth below undoes the classical confusion with the dominant key, whose
     /// leading tone secondary dominants and tonicised half cadences supply. The key a fifth
-    /// above undoes the rock confusion with the subdominant key: a mixolydian song (I-♭VII-IV)
-    /// uses exactly the subdominant key's scale. It is a candidate only when the range dwells
-    /// on its triad more than on the timeline key's own, so that a piece that merely tonicises
-    /// its dominant keeps its key (MIREX scores the dominant 0.5 and the subdominant 0).
+    /// above is not a candidate, although a mixolydian rock song (I-♭VII-IV) uses exactly its
+    /// subdominant key's scale: songs that dwell on their dominant chord (V as often as I)
+    /// then read as the dominant key, which cost more on the development set than the
+    /// mixolydian cases gained (docs/analyses/key.md).
     static func tonicKey(_ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, triadShares: [Double],
                          closing: [Double]?, tonicChordWeight: Double, closingChordWeight: Double) -> Int {
         let tonic = key % 12, minor = key >= 12
         let relative = minor ? (tonic + 3) % 12 : 12 + (tonic + 9) % 12
         let fifthBelow = (minor ? 12 : 0) + (tonic + 5) % 12
-        let fifthAbove = (minor ? 12 : 0) + (tonic + 7) % 12
         let total = weights.reduce(0, +)
         guard total > 0 else { return key }
         let base = scores.startIndex
-        var candidates = [key, relative, fifthBelow]
-        if triadShares.count == 24 && triadShares[fifthAbove] > triadShares[key] { candidates.append(fifthAbove) }
         var best = key, bestValue = -Double.infinity
-        for candidate in candidates {
+        for candidate in [key, relative, fifthBelow] {
             var sum = 0.0
             for (j, w) in weights.enumerated() where w > 0 { sum += scores[base + 24 * j + candidate] }
             var value = sum / total
