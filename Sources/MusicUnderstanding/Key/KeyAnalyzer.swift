@@ -13,9 +13,11 @@ import Foundation
 ///    Viterbi (``KeyTimeline``), so the timeline changes key only on sustained evidence. By
 ///    default it decodes the 12 key signatures first and the mode of each range second (Chai &
 ///    Vercoe 2005; ``Configuration/decodesKeySignatures``).
-/// 4. When the input comes to an end (see ``Configuration/finalChordDuration``), the tonic of the
-///    final key is chosen in a second stage from where the music comes to rest, the closing
-///    chord (see `finalKey`).
+/// 4. The tonic of each range is chosen in a second stage among the timeline's key, its
+///    relative and the key a fifth below, from the chords the range dwells on: how much of
+///    the range's time (one chord per beat) the candidate's tonic triad is the best-matching
+///    triad (``Configuration/tonicChordWeight``), and for the last range of an input that
+///    comes to an end, the closing chord (``Configuration/closingChordWeight``; see `tonicKey`).
 ///
 /// **No invented key.** `ranges` is empty (and there is no confidence) when the input has less
 /// than ``Configuration/minimumTonalDuration`` seconds of clearly tonal material — vectors with at
@@ -94,15 +96,23 @@ public struct KeyAnalyzer: Sendable {
         /// strongest one are set to zero, so that only the salient pitch classes shape the match
         /// (as Essentia's KeyExtractor does with its `pcpThreshold`). Default 0.2.
         public var pitchClassThreshold: Double = 0.2
-        /// Seconds of tonal material at the end of the input whose chroma (the closing chord)
-        /// decides the tonic of the final key between the timeline's key, its relative and the
-        /// key a fifth below (see `finalKey`); 0 disables that stage. Default 3: a held final
-        /// chord with its release, one or two bars at most tempi. The stage runs only when the
-        /// input ends in a release (see ``endingLevel``). Measured on the evaluation corpus, 2 s
-        /// gave the same results and 5 s reached back into the chords before the final one.
-        /// Known limitation: a fade-out also ends in silence, and its closing passage is whatever
-        /// the fade stops on (on 60 s excerpts of the generated songs with an 8 s fade-out, 5 of
-        /// 10 keys were exact with this stage, 7 of 10 without it).
+        /// Weight, beside the mean profile correlation, of the share of a range's time whose
+        /// best-matching triad is a candidate's tonic triad, when the tonic stage chooses between
+        /// the timeline's key, its relative and the key a fifth below (see `tonicKey`); 0
+        /// leaves the choice to the correlation and the closing chord. Default 1. The evidence
+        /// for the value is in docs/analyses/key.md.
+        public var tonicChordWeight: Double = 1
+        /// Weight, in the same stage, of the Pearson correlation of the closing chord (see
+        /// ``finalChordDuration``) with a candidate's tonic triad, for the last range of an input
+        /// that ends in a release. Default 0.25: popular songs often close on an added-sixth
+        /// chord (I6 reads as the relative minor's triad) or fade out, so the closing chord is
+        /// one cue among others, not the decision (docs/analyses/key.md).
+        public var closingChordWeight: Double = 0.25
+        /// Seconds of tonal material at the end of the input whose chroma is the closing chord
+        /// (see ``closingChordWeight``); 0 disables that cue. Default 3: a held final chord with
+        /// its release, one or two bars at most tempi. The cue counts only when the input ends in
+        /// a release (see ``endingLevel``). Known limitation: a fade-out also ends in silence,
+        /// and its closing passage is whatever the fade stops on.
         public var finalChordDuration: Double = 3
         /// The closing chord counts only when the input comes to an end: the spectral energy of
         /// its last half second is below this share of the median energy of its tonal vectors.
@@ -232,13 +242,27 @@ public struct KeyAnalyzer: Sendable {
         let timeline = KeyTimeline(scores: scores, steps: steps, modulationPenalty: configuration.modulationPenalty)
         var path = configuration.decodesKeySignatures ? timeline.decodeSignatures() : timeline.decode()
 
-        // 5. Tonic of the final key from the closing chord, when the input comes to an end.
-        if let last = path.last, let closing = closingChroma(chroma, compressed: compressed, tonal: tonal) {
-            var first = steps - 1
-            while first > 0 && path[first - 1] == last { first -= 1 }
-            let chosen = Self.finalKey(last, scores: scores[(24 * first)..<(24 * steps)],
-                                       weights: stepWeights[first..<steps], closing: closing)
-            for t in first..<steps { path[t] = chosen }
+        // 5. Tonic of each range from the chords it dwells on (and, for the last, the closing chord).
+        let chords = beatTriads(chroma, compressed: compressed, tonal: tonal, duration: duration, rhythm: rhythm)
+        let closing = closingChroma(chroma, compressed: compressed, tonal: tonal)
+        var first = 0
+        while first < steps {
+            var last = first
+            while last + 1 < steps && path[last + 1] == path[first] { last += 1 }
+            var shares = [Double](repeating: 0, count: 24)
+            var total = 0.0
+            for (time, triad, weight) in chords where time >= boundaries[first] && time < boundaries[last + 1] {
+                shares[triad] += weight
+                total += weight
+            }
+            if total > 0 { shares = shares.map { $0 / total } }
+            let chosen = Self.tonicKey(path[first], scores: scores[(24 * first)..<(24 * (last + 1))],
+                                       weights: stepWeights[first...last], triadShares: shares,
+                                       closing: last == steps - 1 ? closing : nil,
+                                       tonicChordWeight: configuration.tonicChordWeight,
+                                       closingChordWeight: configuration.closingChordWeight)
+            for t in first...last { path[t] = chosen }
+            first = last + 1
         }
         var ranges: [MusicUnderstandingSession.RangedValue<KeyResult.KeySignature>] = []
         var rangeConfidences: [Double] = []
@@ -301,23 +325,76 @@ public struct KeyAnalyzer: Sendable {
         return taken > 0 ? closing : nil
     }
 
+    /// One chord per beat (per ``Configuration/stepDuration`` without beats): the centre time of
+    /// the beat, the best-matching of the 24 major and minor triads (highest Pearson correlation
+    /// of the beat's summed compressed chroma with the triad's three pitch classes) and the
+    /// beat's duration × its share of tonal vectors; beats without tonal vectors are left out.
+    private func beatTriads(_ chroma: ChromaFeatures, compressed: [Double], tonal: [Bool], duration: Double,
+                            rhythm: RhythmResult?) -> [(time: Double, triad: Int, weight: Double)] {
+        var inner = (rhythm?.beats ?? []).filter { $0 > 0 && $0 < duration && $0.isFinite }.sorted()
+        if inner.count < 2 {
+            let step = max(0.1, configuration.stepDuration)
+            inner = Array(stride(from: step, to: duration, by: step))
+        }
+        let boundaries = [0] + inner + [duration]
+        let segments = boundaries.count - 1
+        var sums = [Double](repeating: 0, count: 12 * segments)
+        var vectors = [Double](repeating: 0, count: segments)
+        var tonalVectors = [Double](repeating: 0, count: segments)
+        var s = 0
+        for i in 0..<chroma.count {
+            let t = (Double(i) + 0.5) / chroma.frameRate
+            while s < segments - 1 && t >= boundaries[s + 1] { s += 1 }
+            vectors[s] += 1
+            guard tonal[i] else { continue }
+            tonalVectors[s] += 1
+            for k in 0..<12 { sums[12 * s + k] += compressed[12 * i + k] }
+        }
+        var result: [(time: Double, triad: Int, weight: Double)] = []
+        for s in 0..<segments where tonalVectors[s] > 0 {
+            let segment = Array(sums[(12 * s)..<(12 * s + 12)])
+            let mean = segment.reduce(0, +) / 12
+            var best = -1, bestValue = -Double.infinity
+            for triad in 0..<24 {
+                let root = triad % 12, third = triad < 12 ? 4 : 3
+                // Pearson with a 0/1 triad template: the template's mean and norm are the same for
+                // every triad, so the centred sum over its three pitch classes ranks them alike.
+                let value = segment[root] + segment[(root + third) % 12] + segment[(root + 7) % 12] - 3 * mean
+                if value > bestValue { bestValue = value; best = triad }
+            }
+            guard best >= 0, bestValue > 0 else { continue }
+            result.append(((boundaries[s] + boundaries[s + 1]) / 2, best,
+                           (boundaries[s + 1] - boundaries[s]) * tonalVectors[s] / vectors[s]))
+        }
+        return result
+    }
+
     /// Second stage of a two-stage key decision (after W. Chai and B. Vercoe, "Detection of key
     /// change in classical piano music", ISMIR 2005: first the key signature, then the tonic
-    /// within it): the tonic of the final key from where the music comes to rest.
+    /// within it): the tonic of a range from the chords it dwells on and, for the last range,
+    /// where the music comes to rest.
     ///
     /// The profile correlation sees mostly the pitch-class set, which the key `key` shares
     /// with its relative major/minor entirely and with the key a fifth below in six of seven
-    /// notes; it separates them poorly (a natural-minor song reads as its relative major, a piece
-    /// that tonicises its dominant reads as the dominant key). Tonal music closes on the tonic
-    /// triad (the authentic or plagal final cadence), so each candidate, `key`, its relative and
-    /// the key a fifth below in the same mode, is scored by its mean profile correlation over the
-    /// final range (`scores` / `weights`) plus the Pearson correlation of the `closing` chroma
-    /// with its tonic triad (ones on root, third and fifth); the two correlations count alike.
-    /// The key a fifth above is not a candidate: the usual confusion is with the dominant key,
-    /// whose leading tone (the tonic key's raised fourth) secondary dominants and tonicised
-    /// half cadences supply, and a piece that ends on a half cadence must not become the
-    /// dominant key.
-    static func finalKey(_ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, closing: [Double]) -> Int {
+    /// notes; it separates them poorly (a natural-minor song reads as its relative major, a rock
+    /// song with a flat seventh as its subdominant key). The tonic triad is the chord a tonal
+    /// piece returns to most (the "tonal centre" of Temperley, *Music and Probability*, 2007,
+    /// ch. 7; a tonic-chord prior as in Mauch & Dixon's chord-key models, IEEE TASLP 2010) and
+    /// closes on. Each candidate, `key`, its relative and the key a fifth below in the same
+    /// mode, is scored by its mean profile correlation over the range (`scores` / `weights`)
+    /// plus `tonicChordWeight` × the share of the range's time whose best triad is its tonic
+    /// triad (`triadShares`, indexed like keys) plus, when `closing` is given,
+    /// `closingChordWeight` × the Pearson correlation of the closing chroma with its tonic
+    /// triad.
+    ///
+    /// The key a fifth below undoes the classical confusion with the dominant key, whose
+    /// leading tone secondary dominants and tonicised half cadences supply. The key a fifth
+    /// above is not a candidate, although a mixolydian rock song (I-♭VII-IV) uses exactly its
+    /// subdominant key's scale: songs that dwell on their dominant chord (V as often as I)
+    /// then read as the dominant key, which cost more on the development set than the
+    /// mixolydian cases gained (docs/analyses/key.md).
+    static func tonicKey(_ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, triadShares: [Double],
+                         closing: [Double]?, tonicChordWeight: Double, closingChordWeight: Double) -> Int {
         let tonic = key % 12, minor = key >= 12
         let relative = minor ? (tonic + 3) % 12 : 12 + (tonic + 9) % 12
         let fifthBelow = (minor ? 12 : 0) + (tonic + 5) % 12
@@ -328,9 +405,13 @@ public struct KeyAnalyzer: Sendable {
         for candidate in [key, relative, fifthBelow] {
             var sum = 0.0
             for (j, w) in weights.enumerated() where w > 0 { sum += scores[base + 24 * j + candidate] }
-            var triad = [Double](repeating: 0, count: 12)
-            for interval in [0, candidate >= 12 ? 3 : 4, 7] { triad[(candidate % 12 + interval) % 12] = 1 }
-            let value = sum / total + pearson(closing, triad)
+            var value = sum / total
+            if candidate < triadShares.count { value += tonicChordWeight * triadShares[candidate] }
+            if let closing, closingChordWeight != 0 {
+                var triad = [Double](repeating: 0, count: 12)
+                for interval in [0, candidate >= 12 ? 3 : 4, 7] { triad[(candidate % 12 + interval) % 12] = 1 }
+                value += closingChordWeight * pearson(closing, triad)
+            }
             if value > bestValue { bestValue = value; best = candidate }
         }
         return best
