@@ -3,10 +3,15 @@
 /// The position decides the channel's weight in loudness measurement (ITU-R BS.1770-4, Table 3):
 /// front channels 1.0, surround channels 1.41, the LFE channel excluded.
 public enum AudioChannel: String, Sendable, Hashable, Codable {
+    /// Front left, right and centre (weighted 1.0) and the low-frequency effects channel (excluded).
     case frontLeft, frontRight, frontCenter, lowFrequency
+    /// Surround channels behind or beside the listener (weighted 1.41).
     case backLeft, backRight, sideLeft, sideRight, backCenter
+    /// Front channels between the centre and the sides (weighted 1.0).
     case frontLeftOfCenter, frontRightOfCenter
+    /// A height channel (weighted 1.0).
     case topOrHeight
+    /// A second low-frequency effects channel (excluded).
     case lowFrequency2
     /// A channel without a known position (weighted 1.0).
     case unknown

@@ -4,6 +4,7 @@ import Foundation
 public struct InstrumentActivityResult: Sendable, Codable {
     /// The instrument families reported.
     public enum Instrument: String, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
+        /// Singing voice, drums and percussion, bass, and other pitched material.
         case vocal, drum, bass, other
     }
 

@@ -3,11 +3,17 @@ import Foundation
 /// A JSON document built in code (for formats other than the report, such as JAMS), encoded by
 /// ``JSONLineEncoder`` like every other output.
 public enum JSONValue: Sendable, Encodable, Equatable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     struct Key: CodingKey {

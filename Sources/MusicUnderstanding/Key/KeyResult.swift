@@ -4,6 +4,7 @@ import Foundation
 public struct KeyResult: Sendable, Codable {
     /// The tonic of a key, in the 17 spellings of the report contract.
     public enum Tonic: String, Sendable, Codable, CaseIterable {
+        /// C, C♯, D♭, D, D♯, E♭, E, F, F♯, G♭, G, G♯, A♭, A, A♯, B♭, B (`"cSharp"`, `"dFlat"` ... in reports).
         case c, cSharp, dFlat, d, dSharp, eFlat, e, f, fSharp, gFlat, g, gSharp, aFlat, a, aSharp, bFlat, b
 
         /// Pitch class, 0 = C ... 11 = B.
@@ -27,6 +28,7 @@ public struct KeyResult: Sendable, Codable {
 
     /// Major or minor.
     public enum Mode: String, Sendable, Codable {
+        /// The major or the minor mode.
         case major, minor
     }
 

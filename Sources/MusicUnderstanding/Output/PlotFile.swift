@@ -27,6 +27,7 @@ public enum PlotError: Error, Sendable, Equatable, CustomStringConvertible {
 extension ReportPlot {
     /// The kinds of picture file.
     public enum FileKind: String, Sendable {
+        /// A self-contained HTML page, or an SVG picture.
         case html, svg
 
         /// The kind a file name asks for (`.html`, `.htm`, `.svg`), or `nil`.

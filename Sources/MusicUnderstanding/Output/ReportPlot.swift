@@ -13,6 +13,8 @@ import Foundation
 public struct ReportPlot: Sendable {
     /// The horizontal bands of the picture, top to bottom.
     public enum Lane: String, Sendable, CaseIterable {
+        /// Loudness curve, beat grid, section bands, key ranges, the four instrument lanes,
+        /// pace, and the time axis.
         case loudness, beats, sections, key, vocal, drum, bass, other, pace, axis
     }
 
@@ -43,13 +45,21 @@ public struct ReportPlot: Sendable {
 
     /// The colours, as `#rrggbb`.
     public enum Palette {
+        /// The page.
         public static let background = "#ffffff"
+        /// Behind each lane.
         public static let laneBackground = "#f1f2f4"
+        /// The short-term loudness curve.
         public static let loudness = "#4f7cba"
+        /// The integrated loudness line.
         public static let integrated = "#c8372d"
+        /// Bar lines.
         public static let bar = "#1f2430"
+        /// Beat ticks.
         public static let beat = "#9aa0aa"
+        /// The pace curve.
         public static let pace = "#3d3f45"
+        /// Under the pace curve.
         public static let paceFill = "#c9ccd3"
         /// Section bands by repetition label: A, B, C, ... (then round again).
         public static let sections = ["#8dd3c7", "#fdd66b", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5"]
