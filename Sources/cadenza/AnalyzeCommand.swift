@@ -126,7 +126,6 @@ enum AnalyzeCommand {
         let mode: ProgressDisplay.Mode = args[\.noProgress] ? .quiet
             : isatty(STDERR_FILENO) == 1 ? .bar : .lines(interval: args[\.progressInterval] ?? 30)
         let progress = ProgressDisplay(total: job.inputs.count, mode: mode)
-        let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
@@ -145,7 +144,9 @@ enum AnalyzeCommand {
                     progress.clear()
                     printError("error: \(sanitized(path)): cannot write report: \(sanitized(writeError.description))")
                 }
-                if let error = report.error, namesFailuresOnStderr {
+                // Every failed input is named on stderr, whatever the output (an NDJSON or CSV
+                // consumer gets the error record too, a person watching the terminal the reason).
+                if let error = report.error {
                     progress.clear()
                     printError("error: \(sanitized(error.message))")
                 }

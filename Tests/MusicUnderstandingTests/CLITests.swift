@@ -18,7 +18,13 @@ struct CLITests {
         let run = try await CLI.fixtureFolderRun.value
         #expect(!run.timedOut)
         #expect(run.status == 1, "some fixtures are undecodable: exit status 1; stderr: \(run.err)")
-        #expect(CLI.onlySummary(run.err), "error records go to stdout; no progress bar without a terminal, only the summary: \(run.err)")
+        // Error records go to stdout, and each failed input is also named on stderr (with its
+        // reason); no progress bar without a terminal; the summary last.
+        let errLines = run.err.split(separator: "\n").map(String.init)
+        let errorRecords = run.lines.filter { $0.contains("\"error\":{") }
+        #expect(errLines.last.map { $0.hasPrefix("cadenza: ") && $0.contains(" inputs; ") } == true, "\(run.err)")
+        #expect(errLines.dropLast().allSatisfy { $0.hasPrefix("error: ") }, "\(run.err)")
+        #expect(errLines.count - 1 == errorRecords.count, "one stderr line per error record: \(run.err)")
         let expected = try FixtureExpectations.load()
         let validator = try SchemaValidator.reportSchema()
         var seen: [String: Int] = [:]
