@@ -14,6 +14,7 @@ struct Cadenza {
 
         COMMANDS:
           analyze     Analyse audio files and folders; NDJSON reports on stdout or one JSON per input.
+          export      Convert saved reports into another format (csv, labels, fcpxml, rekordbox...).
           plot        Draw a report (HTML page or SVG) from audio or an existing report.
           meter       Live EBU R128 loudness of a stream (stdin or anything FFmpeg opens).
           bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
@@ -33,6 +34,7 @@ struct Cadenza {
         let status: Int32
         switch command {
         case "analyze": status = await AnalyzeCommand.run(arguments)
+        case "export": status = await ExportCommand.run(arguments)
         case "plot": status = await PlotCommand.run(arguments)
         case "meter": status = await MeterCommand.run(arguments)
         case "bench": status = await BenchCommand.run(arguments)
@@ -42,7 +44,7 @@ struct Cadenza {
         case "--help", "-h", "help":
             print(overview)
             status = 0
-        case "--version":
+        case "--version", "-V":
             print(version)
             status = 0
         default:

@@ -38,6 +38,28 @@ public enum ReportSink: Sendable {
         }
     }
 
+    /// The output folder: that of ``directory(_:)``, or of a ``formatted(_:)`` writer into a folder
+    /// (which gets the same collision naming, stale-temporary cleanup and, where its files are
+    /// reports, resume); nil for a stream.
+    public var folder: String? {
+        switch self {
+        case .ndjson: nil
+        case .directory(let dir): dir
+        case .formatted(let writer): writer.folder
+        }
+    }
+
+    /// Whether a batch resumes from the folder's files: they are reports (``directory(_:)``, or
+    /// the `ndjson` and `json` formats), whose stamp tells whether they are current. The other
+    /// formats keep no stamp, so their inputs are analysed again.
+    public var resumesFromFolder: Bool {
+        switch self {
+        case .ndjson: false
+        case .directory: true
+        case .formatted(let writer): writer.folder != nil && (writer.format == .ndjson || writer.format == .json)
+        }
+    }
+
     /// Writes one report. Throws ``WriteError`` when the output cannot be written (disk full, permissions).
     public func write(_ report: Report) throws(WriteError) {
         try write(report, reportPath: nil)
@@ -54,7 +76,7 @@ public enum ReportSink: Sendable {
     /// was written). Should a power cut leave a report empty or cut short, it is no complete JSON
     /// object, and a resumed batch analyses its input again.
     public func write(_ report: Report, reportPath: String?) throws(WriteError) {
-        if case .formatted(let writer) = self { return try writer.write(report) }
+        if case .formatted(let writer) = self { return try writer.write(report, reportPath: reportPath) }
         var data = report.jsonLine()
         data.append(0x0A)
         switch self {
