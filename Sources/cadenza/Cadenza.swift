@@ -20,6 +20,7 @@ struct Cadenza {
           bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
           index       Build or update a SQLite index of report folders.
           query       List indexed tracks by tempo and key (harmonic mixing).
+          completions Print a bash, zsh or fish completion script.
 
         See 'cadenza <command> --help' for the options of a command.
         """
@@ -40,6 +41,7 @@ struct Cadenza {
         case "bench": status = await BenchCommand.run(arguments)
         case "index": status = await IndexCommand.run(arguments)
         case "query": status = await QueryCommand.run(arguments)
+        case "completions": status = await CompletionsCommand.run(arguments)
         case "worker": status = WorkerCommand.run(arguments)  // hidden: analyze's worker processes
         case "--help", "-h", "help":
             print(overview)

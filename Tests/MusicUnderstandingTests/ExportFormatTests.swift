@@ -384,4 +384,35 @@ struct ExportCLITests {
         let version = try await CLI.run(["-V"])
         #expect(version.status == 0 && version.out == AnalyzerInfo.libraryVersion + "\n")
     }
+
+    @Test("completions: generated from the declarations; the bash script completes commands, options and format names")
+    func completions() async throws {
+        let bash = try await CLI.run(["completions", "bash"])
+        #expect(bash.status == 0 && bash.out.contains("--frame-rate") && bash.out.contains("--key-notation") && bash.out.contains("--half-double"))
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-completion-\(getpid()).bash")
+        try Data(bash.out.utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let probe = #"""
+            source "$1"
+            COMP_WORDS=(cadenza ex); COMP_CWORD=1; _cadenza; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(cadenza analyze --frame); COMP_CWORD=2; _cadenza; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(cadenza export --format ""); COMP_CWORD=3; _cadenza; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(cadenza query db --sort e); COMP_CWORD=4; _cadenza; echo "${COMPREPLY[*]}"
+            """#
+        let completed = try await Shell.run(probe, script.path)
+        let lines = completed.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(completed.status == 0 && lines.count >= 4, "\(completed.err)")
+        #expect(lines.first == "export")
+        #expect(lines.dropFirst().first == "--frame-rate")
+        #expect(lines.dropFirst(2).first == ReportFormat.allCases.map(\.rawValue).joined(separator: " "))
+        #expect(lines.dropFirst(3).first == "energy")
+        for shell in ["zsh", "fish"] {
+            let other = try await CLI.run(["completions", shell])
+            #expect(other.status == 0 && other.out.contains("frame-rate") && other.out.contains("openkey"), "\(shell)")
+        }
+        let bad = try await CLI.run(["completions", "tcsh"])
+        #expect(bad.status == 2)
+        let alias = try await CLI.run(["analyze", "--for", "instrument-activity", "--no-progress", "Fixtures/tone_2s_stereo.flac"])
+        #expect(alias.status == 0 && alias.out.contains("\"instrumentActivity\""), "\(alias.err)")
+    }
 }
