@@ -127,7 +127,7 @@ enum AnalyzeCommand {
         let mode: ProgressDisplay.Mode = args[\.noProgress] ? .quiet
             : isatty(STDERR_FILENO) == 1 ? .bar : .lines(interval: args[\.progressInterval] ?? 30)
         let progress = ProgressDisplay(total: job.inputs.count, mode: mode)
-        let namesFailuresOnStderr = args[\.output] != nil || format == .jams || format == .labels  // no place for error records there
+        let namesFailuresOnStderr = args[\.output] != nil || ![.ndjson, .json, .csv].contains(format)  // no place for error records there
 
         // The job itself ends within a second of cancellation, even when an input stalls.
         let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
