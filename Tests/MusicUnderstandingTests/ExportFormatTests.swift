@@ -309,8 +309,17 @@ struct EDLReader {
         let writer = FormattedReportWriter(format: .edl, destination: .directory(dir.path))
         try writer.write(Self.sample, reportPath: dir.path + "/music/song.flac~0000abcd.json")
         #expect(FileManager.default.fileExists(atPath: dir.path + "/music/song.flac~0000abcd.edl"))
-        #expect(ReportSink.formatted(writer).folder == dir.path && !ReportSink.formatted(writer).resumesFromFolder)
-        #expect(ReportSink.formatted(FormattedReportWriter(format: .json, destination: .directory(dir.path))).resumesFromFolder)
+        // The stamp beside it, after the file: the head a resumed batch reads.
+        let stamp = writer.stampPath(forReportPath: dir.path + "/music/song.flac~0000abcd.json")
+        #expect(stamp.hasPrefix(dir.path + "/music/.song.flac~0000abcd.edl-") && stamp.hasSuffix(".stamp.json"))
+        let head = try #require(ReportHead.read(path: stamp))
+        #expect(head.source == Self.sample.source && head.error == nil)
+        #expect(ReportSink.formatted(writer).resumePath(forReportPath: dir.path + "/music/song.flac~0000abcd.json") == stamp)
+        #expect(FormattedReportWriter(format: .edl, destination: .directory(dir.path), options: ExportOptions(frameRate: try #require(FrameRate(parsing: "30"))))
+            .stampPath(forReportPath: dir.path + "/x.json") != writer.stampPath(forReportPath: dir.path + "/x.json"), "another frame rate, another stamp")
+        #expect(ReportSink.formatted(writer).folder == dir.path && ReportSink.formatted(writer).resumesFromFolder)
+        let json = ReportSink.formatted(FormattedReportWriter(format: .json, destination: .directory(dir.path)))
+        #expect(json.resumesFromFolder && json.resumePath(forReportPath: "d/x.json") == "d/x.json")
         #expect(ReportSink.formatted(FormattedReportWriter(format: .json, destination: .stream(fileDescriptor: 1))).folder == nil)
     }
 }
@@ -371,12 +380,12 @@ struct ExportCLITests {
         #expect(two.status == 2 && two.err.contains("--output"))
     }
 
-    @Test("--format json --output resumes (reports kept); --format csv --output analyses again; -V prints the version")
+    @Test("--format json and csv --output resume (kept on a rerun, csv through its stamp file); -V prints the version")
     func resumeAndVersion() async throws {
         let dir = try OutputCLITests.temporaryFolder("export-resume")
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out").path
-        for (format, kept) in [("json", false), ("json", true), ("csv", false)] {
+        for (format, kept) in [("json", false), ("json", true), ("csv", false), ("csv", true)] {
             let run = try await CLI.run(["analyze", "--for", "loudness", "--format", format, "--output", out, "--no-progress", "Fixtures/tone_2s_stereo.flac"])
             #expect(run.status == 0 && run.err.contains("current (kept)") == kept, "\(format): \(run.err)")
         }

@@ -202,20 +202,19 @@ public final class BatchJob: Sendable {
         return summary
     }
 
-    /// Which inputs need analysing: all of them for NDJSON, a format whose files keep no stamp
-    /// (``ReportSink/resumesFromFolder``) or with `force`; otherwise those
+    /// Which inputs need analysing: all of them for NDJSON or with `force`; otherwise those
     /// without a current report (``ResumePolicy``). Removes stale temporary files from the folder
     /// first. The file reads run on a thread of their own, not on Swift's cooperative pool.
     public func plan() async -> BatchPlan {
         guard let dir = sink.folder else { return BatchPlan(pending: inputs) }
-        let inputs = self.inputs, force = self.force || !sink.resumesFromFolder, analyzer = self.analyzer, reportPaths = self.reportPaths
+        let inputs = self.inputs, force = self.force || !sink.resumesFromFolder, sink = self.sink, analyzer = self.analyzer, reportPaths = self.reportPaths
         return await withCheckedContinuation { continuation in
             DedicatedThread.start(name: "cadenza-resume") {
                 var plan = BatchPlan(pending: [])
                 plan.removedTemporaryFiles = ReportSink.removeStaleTemporaryFiles(in: dir)
                 for input in inputs {
                     if !force, self.isCancelled == false, let reportPath = reportPaths[input],
-                       let head = ReportHead.read(path: reportPath),
+                       let head = ReportHead.read(path: sink.resumePath(forReportPath: reportPath)),
                        ResumePolicy.isCurrent(head, input: input, stamp: FileStamp.of(path: input), analyzer: analyzer) {
                         plan.current.append(input)
                         if head.error != nil { plan.currentFailed.append(input) }

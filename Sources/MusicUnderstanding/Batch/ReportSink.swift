@@ -49,15 +49,15 @@ public enum ReportSink: Sendable {
         }
     }
 
-    /// Whether a batch resumes from the folder's files: they are reports (``directory(_:)``, or
-    /// the `ndjson` and `json` formats), whose stamp tells whether they are current. The other
-    /// formats keep no stamp, so their inputs are analysed again.
-    public var resumesFromFolder: Bool {
-        switch self {
-        case .ndjson: false
-        case .directory: true
-        case .formatted(let writer): writer.folder != nil && (writer.format == .ndjson || writer.format == .json)
-        }
+    /// Whether a batch resumes from the folder's files: any folder (reports carry their stamp,
+    /// the other formats keep one beside their files, ``FormattedReportWriter/stampPath(forReportPath:)``).
+    public var resumesFromFolder: Bool { folder != nil }
+
+    /// The file whose head tells whether the input of `reportPath` is current: the report itself,
+    /// or the stamp file of a format whose files are no reports.
+    public func resumePath(forReportPath reportPath: String) -> String {
+        if case .formatted(let writer) = self, writer.keepsStamps { return writer.stampPath(forReportPath: reportPath) }
+        return reportPath
     }
 
     /// Writes one report. Throws ``WriteError`` when the output cannot be written (disk full, permissions).

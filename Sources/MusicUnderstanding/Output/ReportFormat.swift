@@ -132,7 +132,33 @@ public final class FormattedReportWriter: Sendable {
             for (suffix, data) in files(report) {
                 try ReportSink.writeAtomically(data, to: String(base.dropLast(".json".count)) + suffix)
             }
+            if keepsStamps {
+                // After the files: a crash in between leaves no stamp, and the input is analysed again.
+                var head = report
+                head.result = nil
+                head.warning = nil
+                try ReportSink.writeAtomically(head.jsonLine() + Data([0x0A]), to: stampPath(forReportPath: base))
+            }
         }
+    }
+
+    /// Whether a folder of this format gets a stamp file per input (``stampPath(forReportPath:)``):
+    /// every format but `ndjson` and `json`, whose files are reports carrying their own stamp.
+    public var keepsStamps: Bool { folder != nil && format != .ndjson && format != .json }
+
+    /// The hidden stamp file of an input whose report would be `reportPath` (`DIR/a/x.wav.json` →
+    /// `DIR/a/.x.wav.edl-1f3a9c0e.stamp.json`): the report's `analyzer`, `source` (size,
+    /// modification time) and `error`, with which a rerun into the folder resumes
+    /// (``ResumePolicy``) as it does for reports. The name holds the format and a hash of the
+    /// options, so a rerun with another format, frame rate, markers or key notation writes anew.
+    public func stampPath(forReportPath reportPath: String) -> String {
+        let folder = (reportPath as NSString).deletingLastPathComponent
+        let name = (reportPath as NSString).lastPathComponent
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
+        let settings = "\(options.frameRate.frameDurationNumerator)/\(options.frameRate.frameDurationDenominator)|"
+            + options.markers.map(\.rawValue).sorted().joined(separator: ",") + "|\(options.keyNotation.rawValue)"
+        let hex = String(FNV1a64.hash(settings) & 0xFFFF_FFFF, radix: 16)
+        return (folder.isEmpty ? "" : folder + "/") + "." + stem + ".\(format.rawValue)-" + String(repeating: "0", count: 8 - hex.count) + hex + ".stamp.json"
     }
 
     /// Completes a stream: closes the JSON array (`[]` when no report came), writes the CSV
