@@ -153,6 +153,42 @@ struct EDLReader {
         #expect(values.contains("A intro") && values.contains("B verse / bar 3") && values.contains("A chorus / bar 7") && values.contains("bar 10"))
     }
 
+    /// The subset of the FCPXML DTD (Apple, "FCPXML Reference ▸ Document Type Definition") that the
+    /// export uses, its element and attribute declarations restated for these elements only;
+    /// every other element is left out, so anything else the export wrote would fail validation.
+    static let fcpxmlSubsetDTD = """
+        <!ELEMENT fcpxml (resources?, library)>
+        <!ATTLIST fcpxml version CDATA #REQUIRED>
+        <!ELEMENT resources (format)*>
+        <!ELEMENT format EMPTY>
+        <!ATTLIST format id ID #REQUIRED name CDATA #IMPLIED frameDuration CDATA #IMPLIED width CDATA #IMPLIED height CDATA #IMPLIED>
+        <!ELEMENT library (event)*>
+        <!ELEMENT event (project)*>
+        <!ATTLIST event name CDATA #IMPLIED>
+        <!ELEMENT project (sequence)>
+        <!ATTLIST project name CDATA #IMPLIED>
+        <!ELEMENT sequence (spine)>
+        <!ATTLIST sequence format IDREF #REQUIRED duration CDATA #IMPLIED tcStart CDATA #IMPLIED tcFormat (DF | NDF) #IMPLIED
+                  audioLayout (mono | stereo | surround) #IMPLIED audioRate (32k | 44.1k | 48k | 88.2k | 96k | 176.4k | 192k) #IMPLIED>
+        <!ELEMENT spine (gap)*>
+        <!ELEMENT gap (marker)*>
+        <!ATTLIST gap name CDATA #IMPLIED offset CDATA #IMPLIED start CDATA #IMPLIED duration CDATA #REQUIRED>
+        <!ELEMENT marker EMPTY>
+        <!ATTLIST marker start CDATA #REQUIRED duration CDATA #IMPLIED value CDATA #REQUIRED>
+        """
+
+    @Test("FCPXML validates against the DTD's declarations of the elements it uses (one project per report)")
+    func fcpxmlValidates() throws {
+        let text = MarkerExport.fcpxml([Self.sample, SampleReport.report(path: "b.flac")], options: ExportOptions(markers: [.sections, .bars, .beats]))
+        let withDTD = text.replacingOccurrences(of: "<!DOCTYPE fcpxml>", with: "<!DOCTYPE fcpxml [\n\(Self.fcpxmlSubsetDTD)]>")
+        #expect(withDTD != text)
+        let doc = try XMLDocument(data: Data(withDTD.utf8), options: [])
+        try doc.validate()
+        // The check can fail: a marker without a value is refused.
+        let broken = withDTD.replacingOccurrences(of: "value=\"A intro\"", with: "")
+        #expect(throws: (any Error).self) { try XMLDocument(data: Data(broken.utf8), options: []).validate() }
+    }
+
     @Test("XML escaping: names with & < > quotes stay well-formed and read back unchanged")
     func xmlEscaping() throws {
         var report = SampleReport.report(path: "dir/Rock & \"Roll\" <live>'s.flac")
