@@ -207,7 +207,7 @@ public final class BatchJob: Sendable {
     /// first. The file reads run on a thread of their own, not on Swift's cooperative pool.
     public func plan() async -> BatchPlan {
         guard let dir = sink.folder else { return BatchPlan(pending: inputs) }
-        let inputs = self.inputs, force = self.force || !sink.resumesFromFolder, sink = self.sink, analyzer = self.analyzer, reportPaths = self.reportPaths
+        let inputs = self.inputs, force = self.force, sink = self.sink, analyzer = self.analyzer, reportPaths = self.reportPaths
         return await withCheckedContinuation { continuation in
             DedicatedThread.start(name: "cadenza-resume") {
                 var plan = BatchPlan(pending: [])

@@ -39,8 +39,7 @@ public enum ReportSink: Sendable {
     }
 
     /// The output folder: that of ``directory(_:)``, or of a ``formatted(_:)`` writer into a folder
-    /// (which gets the same collision naming, stale-temporary cleanup and, where its files are
-    /// reports, resume); nil for a stream.
+    /// (which gets the same collision naming, stale-temporary cleanup and resume); nil for a stream.
     public var folder: String? {
         switch self {
         case .ndjson: nil
@@ -49,12 +48,9 @@ public enum ReportSink: Sendable {
         }
     }
 
-    /// Whether a batch resumes from the folder's files: any folder (reports carry their stamp,
-    /// the other formats keep one beside their files, ``FormattedReportWriter/stampPath(forReportPath:)``).
-    public var resumesFromFolder: Bool { folder != nil }
-
-    /// The file whose head tells whether the input of `reportPath` is current: the report itself,
-    /// or the stamp file of a format whose files are no reports.
+    /// The file whose head tells a resumed batch whether the input of `reportPath` is current: the
+    /// report itself, or the stamp file of a format whose files are no reports
+    /// (``FormattedReportWriter/stampPath(forReportPath:)``).
     public func resumePath(forReportPath reportPath: String) -> String {
         if case .formatted(let writer) = self, writer.keepsStamps { return writer.stampPath(forReportPath: reportPath) }
         return reportPath
