@@ -12,18 +12,14 @@ struct AnalyzeOptions: OptionGroup {
                                 help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
     let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
                            range: 1...1024)
-    let format = Option<ReportFormat>(names: ["--format", "-f"], value: "format",
-                                      help: "Output format: ndjson (default), json, csv, jams, labels.",
-                                      mistake: "unknown format", expected: "ndjson, json, csv, jams or labels")
+    let format = SharedOptions.format()
     let writeTags = Flag(names: ["--write-tags"],
                          help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
     let truePeak = Flag(names: ["--true-peak"],
                         help: "With --write-tags: the true peak in REPLAYGAIN_TRACK_PEAK instead of the sample peak.")
     let album = Flag(names: ["--album"],
                      help: "With --write-tags: also ReplayGain 2.0 album gain and peak, one album per folder.")
-    let keyNotation = Option<TagWriter.KeyNotation>(names: ["--key-notation"], value: "notation",
-                                                    help: "Initial key written by --write-tags: standard (Am, F#; default) or camelot (8A).",
-                                                    mistake: "unknown notation", expected: "standard or camelot")
+    let keyNotation = SharedOptions.keyNotation("Key written by --write-tags and in rekordbox/traktor: standard (Am, F#; default), camelot (8A) or openkey (1m).")
     let timeout = Option.positiveSeconds(names: ["--timeout"], value: "seconds",
                                          help: "Time limit per input (default: 60 s plus half the audio's duration).")
     let memoryLimit = Option<Int>(names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
@@ -48,6 +44,8 @@ struct AnalyzeOptions: OptionGroup {
     }
     let progressInterval = Option.positiveSeconds(names: ["--progress-interval"], value: "s",
                                                   help: "Seconds between plain progress lines when stderr is not a terminal (default 30).")
+    let frameRate = SharedOptions.frameRate()
+    let markers = SharedOptions.markers()
 }
 
 /// `cadenza analyze PATH...`: parses the options, runs a ``BatchJob`` and prints its progress,
@@ -69,8 +67,11 @@ enum AnalyzeCommand {
             --format json: one pretty JSON array of all reports on stdout (DIR/<input>.json pretty with --output); \
             csv: a header and one row per input (path, duration, bpm, beats_per_bar, key, camelot, integrated_lufs, \
             loudness_range_lu, true_peak_dbtp, error; DIR/<input>.csv); jams: one JAMS document per line \
-            (DIR/<input>.jams); labels: an Audacity/Sonic Visualiser label track per input with beats, bars, sections \
-            and keys merged (DIR/<input>.beats.txt, .bars.txt, .sections.txt, .key.txt).
+            (DIR/<input>.jams); labels: an Audacity/Sonic Visualiser label track with beats, bars, sections \
+            and keys merged (DIR/<input>.beats.txt, .bars.txt, .sections.txt, .key.txt); fcpxml, edl, kdenlive: \
+            markers for Final Cut Pro, DaVinci Resolve, Kdenlive (--frame-rate, --markers); rekordbox, traktor: \
+            a DJ collection with grid and cues (docs/formats.md). labels, edl and kdenlive hold one track: \
+            several inputs need --output. 'cadenza export' converts saved reports to any format.
             Each input is analysed in a worker process: one that crashes, runs past --timeout or past \
             --memory-limit gets an error record (crashed, timedOut, outOfMemory) and the batch goes on.
             Exit status: 0 all inputs analysed, 1 some inputs failed, 2 usage error, 3 the output could not be \
@@ -91,7 +92,10 @@ enum AnalyzeCommand {
             if let dir = args[\.output] {
                 do throws(BatchError) { try BatchJob.prepareOutputFolder(dir) } catch { Cadenza.usageFailure(error.description.replacingOccurrences(of: "cannot write to ", with: "cannot write to --output "), spec) }
             }
-            writer = FormattedReportWriter(format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO))
+            let options = ExportOptions(frameRate: args[\.frameRate] ?? .pal, markers: args[\.markers] ?? [.sections, .bars],
+                                        keyNotation: args[\.keyNotation] ?? .standard)
+            writer = FormattedReportWriter(format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO),
+                                           options: options)
         }
         let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         if args[\.force] && args[\.output] == nil { Cadenza.usageFailure("--force needs --output (it redoes reports kept in the folder)", spec) }
@@ -121,6 +125,9 @@ enum AnalyzeCommand {
                 // Found before any analysis runs, instead of one write error per input afterwards.
                 Cadenza.usageFailure("cannot write to --output \(dir): \(reason)", spec)
             }
+        }
+        if format.isSingleTrack, args[\.output] == nil, job.inputs.count > 1 {
+            Cadenza.usageFailure("--format \(format.rawValue) holds one track: give --output <dir> for \(job.inputs.count) inputs", spec)
         }
         if job.discoveredInputs == 0 { printError("warning: no audio inputs found in \(sanitized(args.positionals.joined(separator: " ")))") }
         let mode: ProgressDisplay.Mode = args[\.noProgress] ? .quiet

@@ -222,7 +222,9 @@ func parseAnalysisTypes(_ text: String) throws(UsageError) -> Set<AnalysisType> 
     for part in text.split(separator: ",") {
         let name = part.trimmingCharacters(in: .whitespaces)
         if name.isEmpty { continue }
-        guard let t = AnalysisType(rawValue: name) else {
+        // `instrument-activity`, `instrument_activity`, `InstrumentActivity` name `instrumentActivity` too.
+        let folded = name.lowercased().filter { $0 != "-" && $0 != "_" }
+        guard let t = AnalysisType(rawValue: name) ?? AnalysisType.allCases.first(where: { $0.rawValue.lowercased() == folded }) else {
             throw UsageError(description: "unknown analysis '\(name)' in --for: expected key, rhythm, structure, pace, instrumentActivity, loudness")
         }
         set.insert(t)

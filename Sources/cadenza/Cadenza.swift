@@ -14,11 +14,13 @@ struct Cadenza {
 
         COMMANDS:
           analyze     Analyse audio files and folders; NDJSON reports on stdout or one JSON per input.
+          export      Convert saved reports into another format (csv, labels, fcpxml, rekordbox...).
           plot        Draw a report (HTML page or SVG) from audio or an existing report.
           meter       Live EBU R128 loudness of a stream (stdin or anything FFmpeg opens).
           bench       Measure analysis speed on a file beside ffmpeg's ebur128 filter.
           index       Build or update a SQLite index of report folders.
           query       List indexed tracks by tempo and key (harmonic mixing).
+          completions Print a bash, zsh or fish completion script.
 
         See 'cadenza <command> --help' for the options of a command.
         """
@@ -33,16 +35,18 @@ struct Cadenza {
         let status: Int32
         switch command {
         case "analyze": status = await AnalyzeCommand.run(arguments)
+        case "export": status = await ExportCommand.run(arguments)
         case "plot": status = await PlotCommand.run(arguments)
         case "meter": status = await MeterCommand.run(arguments)
         case "bench": status = await BenchCommand.run(arguments)
         case "index": status = await IndexCommand.run(arguments)
         case "query": status = await QueryCommand.run(arguments)
+        case "completions": status = await CompletionsCommand.run(arguments)
         case "worker": status = WorkerCommand.run(arguments)  // hidden: analyze's worker processes
         case "--help", "-h", "help":
             print(overview)
             status = 0
-        case "--version":
+        case "--version", "-V":
             print(version)
             status = 0
         default:

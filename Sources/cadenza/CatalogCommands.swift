@@ -56,6 +56,9 @@ struct QueryOptions: OptionGroup {
     let compatible = Flag(names: ["--compatible"], help: "With --key: also the keys that mix (same code, one step round the wheel, relative major/minor).")
     let errors = Flag(names: ["--errors"], help: "Also list error records.")
     let limit = Option<Int>(names: ["--limit"], value: "n", help: "At most N rows.", range: 0...Int(Int32.max))
+    let halfDouble = Flag(names: ["--half-double"], help: "With --bpm: also tracks at half or double the tempo.")
+    let sort = Option<CatalogSort>(names: ["--sort"], value: "order", help: "Row order: path (default), bpm, key (Camelot wheel 1A, 1B, 2A...) or energy.",
+                                   mistake: "unknown order", expected: "path, bpm, key or energy")
     let format = Option<CatalogFormat>(names: ["--format", "-f"], value: "format", help: "table (default), ndjson or csv.",
                                        mistake: "unknown format", expected: "table, ndjson or csv")
 }
@@ -65,9 +68,11 @@ enum QueryCommand {
     static let spec = CommandSpec<QueryOptions>(
         name: "query",
         abstract: "List tracks of a catalog index by tempo and key (harmonic mixing).",
-        usage: "cadenza query <db> [--bpm <lo-hi>] [--key <key>] [--compatible] [--errors] [--limit <n>] [--format table|ndjson|csv]",
+        usage: "cadenza query <db> [--bpm <lo-hi> [--half-double]] [--key <key>] [--compatible] [--errors] [--sort <order>] [--limit <n>] [--format table|ndjson|csv]",
         discussion: """
-            Rows are ordered by path. --compatible lists the key given and its neighbours on the Camelot wheel \
+            Rows are ordered by path, or by --sort. --bpm matches the tempo rounded to a whole number (120 \
+            matches 119.96); --half-double also matches half and double tempo. Energy is Cadenza's own level \
+            1-10 from loudness, pace and drum density (docs/formats.md). --compatible lists the key given and its neighbours on the Camelot wheel \
             (8A: 8A, 7A, 9A, 8B). Plain SQL on the file works too: sqlite3 catalog.sqlite 'select path, bpm from tracks'.
             Exit status: 0 (also when nothing matches), 1 the index could not be read, 2 usage error, 3 stdout failed.
             """)
@@ -82,8 +87,11 @@ enum QueryCommand {
         }
         do throws(CatalogError) {
             let index = try CatalogIndex(path: db, readOnly: true)
-            let query = CatalogQuery(bpm: args[\.bpm], camelot: args[\.key], compatible: args[\.compatible],
+            var query = CatalogQuery(bpm: args[\.bpm], camelot: args[\.key], compatible: args[\.compatible],
                                      includeErrors: args[\.errors], limit: args[\.limit])
+            if args[\.halfDouble] && args[\.bpm] == nil { Cadenza.usageFailure("--half-double needs --bpm", spec) }
+            query.halfAndDoubleTime = args[\.halfDouble]
+            query.sort = args[\.sort] ?? .path
             let entries = try index.entries(matching: query)
             if let reason = StandardStreams.writeOutput((args[\.format] ?? .table).render(entries)) {
                 printError("error: cannot write the rows: \(reason)")

@@ -192,7 +192,9 @@ enum SampleReport {
         for format in [ReportFormat.csv, .json, .jams, .labels] {
             try FormattedReportWriter(format: format, destination: .directory(dir.path)).write(report)
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("music").path).sorted()
+        let all = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("music").path).sorted()
+        #expect(all.filter { $0.hasPrefix(".") }.count == 3, "a stamp file per format that is no report: \(all)")
+        let names = all.filter { !$0.hasPrefix(".") }
         #expect(names == ["song.flac.bars.txt", "song.flac.beats.txt", "song.flac.csv", "song.flac.jams", "song.flac.json",
                           "song.flac.key.txt", "song.flac.sections.txt"])
         let json = try Data(contentsOf: dir.appendingPathComponent("music/song.flac.json"))

@@ -95,7 +95,7 @@ public final class BatchJob: Sendable {
                 beforeWriting: (@Sendable (Report) -> Report)? = nil) throws(BatchError) {
         self.beforeWriting = beforeWriting
         var discovery = discovery
-        if case .directory(let dir) = sink {
+        if let dir = sink.folder {
             try Self.prepareOutputFolder(dir)
             discovery.excludedFolders.append(dir)
         }
@@ -112,7 +112,7 @@ public final class BatchJob: Sendable {
         self.shard = shard
         self.force = force
         analyzer = AnalyzerInfo(types: types, configuration: configuration)
-        if case .directory(let dir) = sink { reportPaths = Self.reportPaths(for: inputs, in: dir) } else { reportPaths = [:] }
+        if let dir = sink.folder { reportPaths = Self.reportPaths(for: inputs, in: dir) } else { reportPaths = [:] }
         var runner = BatchRunner(types: types, configuration: configuration, jobs: jobs, producer: producer)
         runner.cancellationGrace = cancellationGrace
         self.runner = runner
@@ -126,7 +126,8 @@ public final class BatchJob: Sendable {
     /// (`DIR/a/x.wav~1f3a9c0e.json` for `../a/x.wav`, `DIR/stdin~….json` for `-` beside a file `stdin`).
     public func reportPath(for input: String) -> String? { reportPaths[input] }
 
-    static func reportPaths(for inputs: [String], in dir: String) -> [String: String] {
+    /// The report file of each of `inputs` in `dir` as a job names them (``reportPath(for:)``).
+    public static func reportPaths(for inputs: [String], in dir: String) -> [String: String] {
         func isExact(_ input: String) -> Bool {
             input != "-" && !input.hasPrefix("/") && !input.split(separator: "/").contains("..")
         }
@@ -205,15 +206,15 @@ public final class BatchJob: Sendable {
     /// without a current report (``ResumePolicy``). Removes stale temporary files from the folder
     /// first. The file reads run on a thread of their own, not on Swift's cooperative pool.
     public func plan() async -> BatchPlan {
-        guard case .directory(let dir) = sink else { return BatchPlan(pending: inputs) }
-        let inputs = self.inputs, force = self.force, analyzer = self.analyzer, reportPaths = self.reportPaths
+        guard let dir = sink.folder else { return BatchPlan(pending: inputs) }
+        let inputs = self.inputs, force = self.force, sink = self.sink, analyzer = self.analyzer, reportPaths = self.reportPaths
         return await withCheckedContinuation { continuation in
             DedicatedThread.start(name: "cadenza-resume") {
                 var plan = BatchPlan(pending: [])
                 plan.removedTemporaryFiles = ReportSink.removeStaleTemporaryFiles(in: dir)
                 for input in inputs {
                     if !force, self.isCancelled == false, let reportPath = reportPaths[input],
-                       let head = ReportHead.read(path: reportPath),
+                       let head = ReportHead.read(path: sink.resumePath(forReportPath: reportPath)),
                        ResumePolicy.isCurrent(head, input: input, stamp: FileStamp.of(path: input), analyzer: analyzer) {
                         plan.current.append(input)
                         if head.error != nil { plan.currentFailed.append(input) }

@@ -38,6 +38,24 @@ public enum ReportSink: Sendable {
         }
     }
 
+    /// The output folder: that of ``directory(_:)``, or of a ``formatted(_:)`` writer into a folder
+    /// (which gets the same collision naming, stale-temporary cleanup and resume); nil for a stream.
+    public var folder: String? {
+        switch self {
+        case .ndjson: nil
+        case .directory(let dir): dir
+        case .formatted(let writer): writer.folder
+        }
+    }
+
+    /// The file whose head tells a resumed batch whether the input of `reportPath` is current: the
+    /// report itself, or the stamp file of a format whose files are no reports
+    /// (``FormattedReportWriter/stampPath(forReportPath:)``).
+    public func resumePath(forReportPath reportPath: String) -> String {
+        if case .formatted(let writer) = self, writer.keepsStamps { return writer.stampPath(forReportPath: reportPath) }
+        return reportPath
+    }
+
     /// Writes one report. Throws ``WriteError`` when the output cannot be written (disk full, permissions).
     public func write(_ report: Report) throws(WriteError) {
         try write(report, reportPath: nil)
@@ -54,7 +72,7 @@ public enum ReportSink: Sendable {
     /// was written). Should a power cut leave a report empty or cut short, it is no complete JSON
     /// object, and a resumed batch analyses its input again.
     public func write(_ report: Report, reportPath: String?) throws(WriteError) {
-        if case .formatted(let writer) = self { return try writer.write(report) }
+        if case .formatted(let writer) = self { return try writer.write(report, reportPath: reportPath) }
         var data = report.jsonLine()
         data.append(0x0A)
         switch self {

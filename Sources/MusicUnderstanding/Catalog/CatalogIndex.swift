@@ -54,7 +54,8 @@ public final class CatalogIndex {
           analyses TEXT,
           source_modified TEXT,
           source_size INTEGER,
-          report TEXT NOT NULL
+          report TEXT NOT NULL,
+          energy INTEGER
         );
         CREATE INDEX IF NOT EXISTS tracks_path ON tracks(path);
         CREATE INDEX IF NOT EXISTS tracks_bpm ON tracks(bpm);
@@ -65,6 +66,9 @@ public final class CatalogIndex {
     public static let transactionSize = 500
 
     private let database: SQLiteDatabase
+    /// Whether the table has the `energy` column (an index made before it has none until it is
+    /// opened for writing, e.g. by `cadenza index`, which adds and fills it).
+    private var hasEnergy: Bool
     /// The database file.
     public var path: String { database.path }
 
@@ -73,6 +77,24 @@ public final class CatalogIndex {
     public init(path: String, readOnly: Bool = false) throws(CatalogError) {
         database = try SQLiteDatabase(path: path, readOnly: readOnly)
         if !readOnly { try database.execute(Self.schema) }
+        hasEnergy = try database.prepare("PRAGMA table_info(tracks)").rows().contains { $0.count > 1 && $0[1].text == "energy" }
+        if !readOnly && !hasEnergy { try addEnergyColumn() }
+    }
+
+    /// Adds the `energy` column to an index made before it and fills it from the stored reports.
+    private func addEnergyColumn() throws(CatalogError) {
+        try database.execute("ALTER TABLE tracks ADD COLUMN energy INTEGER")
+        hasEnergy = true
+        let rows = try database.prepare("SELECT report_file, report FROM tracks").rows()
+        let set = try database.prepare("UPDATE tracks SET energy = ? WHERE report_file = ?")
+        try database.transaction { () throws(CatalogError) in
+            for row in rows {
+                guard row.count == 2, let file = row[0].text, let text = row[1].text,
+                      let report = try? JSONLineDecoder().decode(Report.self, from: Data(text.utf8)),
+                      let level = EnergyLevel.level(of: report) else { continue }
+                try set.run([.integer(Int64(level)), .text(file)])
+            }
+        }
     }
 
     /// Brings the index up to date with the reports (`*.json`, hidden files skipped) in
@@ -95,8 +117,8 @@ public final class CatalogIndex {
         let upsert = try database.prepare("""
             INSERT OR REPLACE INTO tracks (report_file, path, report_size, report_modified, duration, bpm, beats_per_bar,
               key, camelot, integrated_lufs, loudness_range_lu, true_peak_dbtp, sections, error_code, error_message,
-              warning, analyzer_version, analyses, source_modified, source_size, report)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+              warning, analyzer_version, analyses, source_modified, source_size, report, energy)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         let delete = try database.prepare("DELETE FROM tracks WHERE report_file = ?")
         func flush() throws(CatalogError) {
@@ -138,13 +160,25 @@ public final class CatalogIndex {
         return update
     }
 
-    /// The rows matching `query`, ordered by path.
+    /// The rows matching `query`, ordered by ``CatalogQuery/sort`` (then path).
+    ///
+    /// A tempo matches when it lies within ``CatalogQuery/bpmTolerance`` of the range (by default
+    /// its BPM rounded to a whole number does, as DJ software shows it: 120 matches 119.96), and
+    /// with ``CatalogQuery/halfAndDoubleTime`` also when half or twice it does.
     public func entries(matching query: CatalogQuery = CatalogQuery()) throws(CatalogError) -> [CatalogEntry] {
         var conditions: [String] = []
         var values: [SQLiteValue] = []
         if let bpm = query.bpm {
-            conditions.append("bpm BETWEEN ? AND ?")
-            values += [.real(bpm.lowerBound), .real(bpm.upperBound)]
+            let tolerance = max(0, query.bpmTolerance.isFinite ? query.bpmTolerance : 0)
+            let factors: [Double] = query.halfAndDoubleTime ? [1, 0.5, 2] : [1]
+            // Half time: the track's tempo is half the range's (its double is inside), and so on.
+            conditions.append("(" + factors.map { _ in "(bpm * ? >= ? AND bpm * ? < ?)" }.joined(separator: " OR ") + ")")
+            for factor in factors {
+                values += [.real(1 / factor), .real(bpm.lowerBound - tolerance), .real(1 / factor), .real(bpm.upperBound + tolerance)]
+            }
+        }
+        if query.sort == .energy && !hasEnergy {
+            throw .database(path: path, operation: "sort by energy", message: "the index has no energy levels yet: run 'cadenza index' on it again")
         }
         if let camelot = query.camelot {
             let codes = query.compatible ? camelot.compatible : [camelot]
@@ -152,9 +186,15 @@ public final class CatalogIndex {
             values += codes.map { .text($0.description) }
         }
         if !query.includeErrors { conditions.append("error_code IS NULL") }
-        var sql = "SELECT " + CatalogEntry.columns.joined(separator: ", ") + " FROM tracks"
+        var sql = "SELECT " + CatalogEntry.columns.joined(separator: ", ") + (hasEnergy ? ", energy" : ", NULL") + " FROM tracks"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY path, report_file"
+        switch query.sort {
+        case .path: sql += " ORDER BY path, report_file"
+        case .bpm: sql += " ORDER BY bpm IS NULL, bpm, path, report_file"
+        // The Camelot wheel's order: 1A, 1B, 2A ... 12B (CAST reads the number before the letter).
+        case .key: sql += " ORDER BY camelot IS NULL, CAST(camelot AS INTEGER), camelot, path, report_file"
+        case .energy: sql += " ORDER BY energy IS NULL, energy, path, report_file"
+        }
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
         return try database.prepare(sql).rows(values).map(CatalogEntry.init(row:))
     }
@@ -203,6 +243,7 @@ public final class CatalogIndex {
             text(report.analyzer?.version), text(report.analyzer?.analyses.joined(separator: ",")),
             text(report.source.modified), report.source.size.map { .integer($0) } ?? .null,
             .text(String(decoding: line, as: UTF8.self)),
+            integer(EnergyLevel.level(of: report)),
         ]
     }
 }
@@ -236,6 +277,13 @@ public struct CatalogQuery: Sendable, Hashable {
     public var includeErrors: Bool
     /// At most this many rows.
     public var limit: Int?
+    /// How far outside ``bpm`` a tempo still matches, BPM (default 0.5: the tempo rounded to a
+    /// whole number is in the range, so `120` matches 119.96; the upper edge is exclusive).
+    public var bpmTolerance: Double = 0.5
+    /// With ``bpm``: also tracks at half or double the tempo (a 60 or 240 BPM track for 120).
+    public var halfAndDoubleTime = false
+    /// The row order.
+    public var sort: CatalogSort = .path
 
     /// Creates a query.
     public init(bpm: ClosedRange<Double>? = nil, camelot: CamelotCode? = nil, compatible: Bool = false,
@@ -246,6 +294,19 @@ public struct CatalogQuery: Sendable, Hashable {
         self.includeErrors = includeErrors
         self.limit = limit
     }
+}
+
+/// The order of ``CatalogIndex/entries(matching:)``'s rows; ties (and rows without the value,
+/// last) in path order.
+public enum CatalogSort: String, Sendable, CaseIterable {
+    /// By path (the default).
+    case path
+    /// By tempo, slowest first.
+    case bpm
+    /// Round the Camelot wheel: 1A, 1B, 2A … 12B, so neighbouring keys are neighbours.
+    case key
+    /// By energy level (``EnergyLevel``), calmest first.
+    case energy
 }
 
 /// A position on the Camelot wheel: 1–12 and `A` (minor) or `B` (major); `8A` is A minor, `8B` C major.
@@ -345,6 +406,8 @@ public struct CatalogEntry: Sendable, Hashable, Codable {
     public var errorCode: String?
     /// The error record's message.
     public var errorMessage: String?
+    /// Energy level 1–10 (``EnergyLevel``); nil without the analyses it needs.
+    public var energy: Int?
 
     /// The columns read, in ``init(row:)`` order.
     static let columns = ["path", "report_file", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
@@ -365,6 +428,7 @@ public struct CatalogEntry: Sendable, Hashable, Codable {
         sections = at(10).integer
         errorCode = at(11).text
         errorMessage = at(12).text
+        energy = at(13).integer
     }
 }
 
@@ -378,7 +442,7 @@ public enum CatalogFormat: String, Sendable, CaseIterable {
     case csv
 
     static let headers = ["path", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
-                          "loudness_range_lu", "true_peak_dbtp", "sections", "error"]
+                          "loudness_range_lu", "true_peak_dbtp", "sections", "energy", "error"]
 
     /// `entries` in this format, ending in a newline (empty for no rows in ndjson; a header only in csv and table).
     public func render(_ entries: [CatalogEntry]) -> String {
@@ -386,7 +450,7 @@ public enum CatalogFormat: String, Sendable, CaseIterable {
         func cells(_ e: CatalogEntry) -> [String] {
             [e.path, number(e.duration, 1), number(e.bpm, 1), e.beatsPerBar.map(String.init) ?? "", e.key ?? "", e.camelot ?? "",
              number(e.integratedLoudness, 1), number(e.loudnessRange, 1), number(e.truePeak, 1),
-             e.sections.map(String.init) ?? "", e.errorCode.map { "\($0): \(e.errorMessage ?? "")" } ?? ""]
+             e.sections.map(String.init) ?? "", e.energy.map(String.init) ?? "", e.errorCode.map { "\($0): \(e.errorMessage ?? "")" } ?? ""]
         }
         switch self {
         case .ndjson:

@@ -45,6 +45,14 @@ extension KeyResult.KeySignature {
         return "\((7 * major + 7) % 12 + 1)\(mode == .major ? "B" : "A")"
     }
 
+    /// The key in Open Key notation (Beatport / Traktor): the Camelot wheel turned so that C major
+    /// is `1d` and A minor `1m` — number = (Camelot number + 4) mod 12 + 1, `d` for major, `m` for minor.
+    public var openKey: String {
+        let major = mode == .major ? tonic.pitchClass : (tonic.pitchClass + 3) % 12
+        let camelotNumber = (7 * major + 7) % 12 + 1
+        return "\((camelotNumber + 4) % 12 + 1)\(mode == .major ? "d" : "m")"
+    }
+
     /// The JAMS `key_mode` value: `C:major`, `F#:minor`.
     public var jamsValue: String { "\(tonic.letterName):\(mode.rawValue)" }
 }

@@ -61,6 +61,17 @@ public struct TagWriter: Sendable {
         case standard
         /// `8A`, `2B`.
         case camelot
+        /// Open Key notation: `1m` (A minor), `1d` (C major), `6m` (``KeyResult/KeySignature/openKey``).
+        case openkey
+
+        /// The key in this notation.
+        public func text(_ key: KeyResult.KeySignature) -> String {
+            switch self {
+            case .standard: key.standardNotation
+            case .camelot: key.camelot
+            case .openkey: key.openKey
+            }
+        }
     }
 
     /// Which peak goes into `REPLAYGAIN_TRACK_PEAK`.
@@ -88,7 +99,7 @@ public struct TagWriter: Sendable {
         let headline = ReportHeadline(report)
         var tags: [String: String] = [:]
         if let bpm = headline.beatsPerMinute, bpm.isFinite, bpm > 0 { tags["BPM"] = String(Int(bpm.rounded())) }
-        if let key = headline.key { tags["INITIALKEY"] = keyNotation == .camelot ? key.camelot : key.standardNotation }
+        if let key = headline.key { tags["INITIALKEY"] = keyNotation.text(key) }
         if let integrated = headline.integratedLoudness, integrated.isFinite {
             let isOpus = (path as NSString).pathExtension.lowercased() == "opus" || report.source.codec == "opus"
             if isOpus {

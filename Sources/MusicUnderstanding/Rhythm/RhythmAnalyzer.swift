@@ -422,8 +422,9 @@ public struct RhythmAnalyzer: Sendable {
     /// Folds the beat grid by octaves into `range` (DJ software's BPM range): while the tempo is
     /// above it, every other beat is kept (the phase holding the downbeats, or with the stronger
     /// onsets when there are none); while below it, a beat is added halfway between each two.
-    /// Downbeats stay where they are and `beatsPerBar` halves or doubles with the beats (an odd
-    /// meter cannot be halved: its bars stay, not all on beats, with `beatsPerBar` `nil`).
+    /// Downbeats stay where they are and so does `beatsPerBar`, the meter as heard: folding picks
+    /// the tempo octave DJ software shows, the bars do not change (an odd meter cannot be halved:
+    /// its bars stay, not all on beats, with `beatsPerBar` `nil`).
     func fold(_ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], curve: [Float],
               radius: Int) -> RhythmResult {
         var out = result
@@ -442,9 +443,7 @@ public struct RhythmAnalyzer: Sendable {
                 let keep = out.beats.indices.filter { $0 % 2 == phase }
                 frames = keep.map { frames[$0] }
                 out.beats = keep.map { out.beats[$0] }
-                if let n = out.beatsPerBar, n % 2 == 0, downbeatIndices.allSatisfy({ $0 % 2 == phase }) {
-                    out.beatsPerBar = n / 2
-                } else {
+                if !downbeatIndices.allSatisfy({ $0 % 2 == phase }) || out.beatsPerBar.map({ $0 % 2 != 0 }) == true {
                     out.beatsPerBar = nil
                 }
             } else if bpm < range.lowerBound {
@@ -458,7 +457,6 @@ public struct RhythmAnalyzer: Sendable {
                 }
                 frames = newFrames
                 out.beats = newBeats
-                out.beatsPerBar = out.beatsPerBar.map { $0 * 2 }
             } else {
                 break
             }
