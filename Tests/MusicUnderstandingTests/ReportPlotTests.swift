@@ -142,6 +142,39 @@ extension [SVGElements.Element] {
         #expect(html.hasPrefix("<!doctype html>") && html.contains("<svg"))
     }
 
+    @Test("Hostile reports draw without a crash: long labels, huge or tiny durations, a pace of 1e308")
+    func hostileReportsDraw() throws {
+        var longLabels = SampleReport.result()
+        if var structure = longLabels.structure {
+            structure.sectionLabels = structure.sections.map { _ in String(repeating: "ZYXWVUTSRQPONM", count: 8) }
+            longLabels.structure = structure
+        }
+        var hugePace = SampleReport.result()
+        hugePace.pace = PaceResult(ranges: [.init(range: TimeRange(start: 0, duration: 10), value: 1e308)])
+        let cases: [(String, Report)] = [
+            ("long labels", Report(source: SourceInfo(path: "a.wav", duration: 20), result: longLabels)),
+            ("duration 1e20", Report(source: SourceInfo(path: "a.wav", duration: 1e20), result: SampleReport.result())),
+            ("duration 1e-300", Report(source: SourceInfo(path: "a.wav", duration: 1e-300), result: SampleReport.result())),
+            ("pace 1e308", Report(source: SourceInfo(path: "a.wav", duration: 20), result: hugePace)),
+        ]
+        for (name, report) in cases {
+            let plot = ReportPlot(report: report)
+            let elements = try SVGElements.parse(plot.svg())
+            #expect(!elements.isEmpty, "\(name): a readable SVG")
+            #expect(plot.html().lowercased().hasPrefix("<!doctype html>"), "\(name)")
+        }
+        #expect(ReportPlot.clock(1e20) == "1e+20 s" && ReportPlot.clock(.nan) == "?")
+        #expect(ReportPlot.column(.infinity, count: 10) == 9 && ReportPlot.column(-1e300, count: 10) == 0)
+    }
+
+    @Test("A tempo range error names huge and tiny numbers without a crash")
+    func tempoRangeErrorOfExtremeNumbers() {
+        let error = TempoRangeError.outside(1...1e30, tracked: 40...240)
+        #expect(error.description.contains("1e+30"))
+        let config = RhythmAnalyzer.Configuration()
+        #expect(throws: TempoRangeError.self) { try config.parseFoldedTempoRange("1e-300-1e300") }
+    }
+
     @Test("Reports are read as one object, an array or NDJSON; other files and error records are refused")
     func readingReports() throws {
         let line = SampleReport.report().jsonLine()

@@ -304,9 +304,12 @@ public struct ReportPlot: Sendable {
     /// The colour of a repetition label: A is the first colour, B the second, … `AA` after `Z`.
     func sectionColour(_ label: String?) -> String {
         guard let label, !label.isEmpty else { return Palette.sections[Palette.sections.count - 1] }
+        // The bijective base-26 value of the label, reduced as it is read so that a label of any
+        // length (a report is untrusted input) cannot overflow.
+        let count = Palette.sections.count
         var index = 0
-        for scalar in label.unicodeScalars { index = index * 26 + Int(scalar.value) - 64 }
-        return Palette.sections[((index - 1) % Palette.sections.count + Palette.sections.count) % Palette.sections.count]
+        for scalar in label.unicodeScalars { index = (index * 26 + Int(scalar.value) - 64) % count }
+        return Palette.sections[((index - 1) % count + count) % count]
     }
 
     private func drawKey(_ key: KeyResult?, top: Double, height: Double, into s: inout SVGText) {
@@ -365,7 +368,7 @@ public struct ReportPlot: Sendable {
         }
         s.element("path", ["d": area, "fill": Palette.paceFill, "class": "pace-area"])
         s.element("path", ["d": path, "stroke": Palette.pace, "stroke-width": "1.5", "fill": "none", "class": "pace"])
-        s.element("text", ["x": fmt(layout.left + 3), "y": fmt(top + 10), "font-size": "9", "fill": "#555"], text: "\(Int(scale)) events/min")
+        s.element("text", ["x": fmt(layout.left + 3), "y": fmt(top + 10), "font-size": "9", "fill": "#555"], text: "\(Self.count(scale)) events/min")
     }
 
     private func drawAxis(top: Double, into s: inout SVGText) {
@@ -422,7 +425,7 @@ public struct ReportPlot: Sendable {
         let columns = max(1, Int(layout.plotWidth.rounded()))
         var out = [Double](repeating: -.infinity, count: columns)
         for (t, v) in values where t.isFinite {
-            let c = min(columns - 1, max(0, Int(t / duration * Double(columns))))
+            let c = Self.column(t / duration * Double(columns), count: columns)
             out[c] = max(out[c], v.isFinite ? v : empty)
         }
         var last = empty
@@ -454,6 +457,8 @@ public struct ReportPlot: Sendable {
 
     /// `m:ss`, or `h:mm:ss` from an hour.
     static func clock(_ seconds: Double) -> String {
+        // A report is untrusted: a duration beyond a million hours, or not finite, is not a clock time.
+        guard seconds.isFinite, seconds.magnitude < 3.6e9 else { return seconds.isFinite ? String(format: "%.3g s", seconds) : "?" }
         let total = Int(seconds.rounded())
         let h = total / 3600, m = (total % 3600) / 60, s = total % 60
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
@@ -461,6 +466,18 @@ public struct ReportPlot: Sendable {
 
     static func level(_ v: Double, _ unit: String) -> String {
         v.isFinite ? String(format: "%.1f %@", v, unit) : "−∞ \(unit)"
+    }
+
+    /// A column index for a position in columns, clamped to `0..<count` (a non-finite or huge
+    /// position, from an untrusted report, lands on the nearer edge).
+    static func column(_ position: Double, count: Int) -> Int {
+        guard position.isFinite else { return position > 0 ? count - 1 : 0 }
+        return Int(min(Double(count - 1), max(0, position)))
+    }
+
+    /// A count for a label: a whole number, or three significant digits when it is too large for one.
+    static func count(_ v: Double) -> String {
+        v.isFinite && v.magnitude < 1e12 ? String(Int(v)) : String(format: "%.3g", v)
     }
 
     static func hsl(hue: Double, saturation: Double, lightness: Double) -> String {
@@ -501,7 +518,8 @@ public struct ReportPlot: Sendable {
 /// Coordinates: at most two decimals, no trailing zeros.
 private func fmt(_ v: Double) -> String {
     let r = (v * 100).rounded() / 100 + 0
-    return r == r.rounded() ? String(Int(r)) : String(r)
+    guard r.isFinite else { return "0" }
+    return r == r.rounded() && r.magnitude < 1e15 ? String(Int(r)) : String(r)
 }
 
 /// A minimal SVG writer: elements with sorted attributes, escaped text.

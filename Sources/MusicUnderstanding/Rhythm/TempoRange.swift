@@ -19,7 +19,7 @@ public enum TempoRangeError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    private func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+    private func format(_ v: Double) -> String { v == v.rounded() && v.magnitude < 1e15 ? String(Int(v)) : String(v) }
 }
 
 extension RhythmAnalyzer.Configuration {
