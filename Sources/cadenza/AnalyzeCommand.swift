@@ -33,10 +33,15 @@ struct AnalyzeOptions: OptionGroup {
                                                  help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).",
                                                  parsing: { (text) throws(TempoRangeError) in try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) })
     let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
-                                                      help: "JSON file of settings that differ from the defaults (README, \"Configuration\").") { (text, name) throws(UsageError) in
+                                                      help: "JSON file of settings that differ from the defaults (docs/configuration.md).") { (text, name) throws(UsageError) in
         // Read through a file handle, so a pipe (`--configuration <(...)`, /dev/stdin) works too.
-        guard let handle = FileHandle(forReadingAtPath: text), let data = try? handle.readToEnd() ?? Data() else {
+        // At most `maximumSize` bytes are read: /dev/zero or an endless pipe is refused, not buffered.
+        let limit = AnalysisConfiguration.maximumSize
+        guard let handle = FileHandle(forReadingAtPath: text), let data = try? handle.read(upToCount: limit + 1) ?? Data() else {
             throw UsageError(description: "cannot read \(name) file '\(text)'")
+        }
+        guard data.count <= limit else {
+            throw UsageError(description: "\(name) file '\(text)' is larger than \(limit / 1024) KB: a configuration holds only the settings that differ")
         }
         do throws(ConfigurationError) { return try AnalysisConfiguration(overridingDefaultsWith: data) } catch {
             throw UsageError(description: "\(name) \(text): \(error)")

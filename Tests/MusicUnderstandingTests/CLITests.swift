@@ -183,10 +183,26 @@ struct CLITests {
                                       ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
                                       ("bpm.json", #"{"rhythm": {"maximumBeatBPM": 30}}"#, "maximumBeatBPM (30.0)"),
                                       ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
-                                      ("list.json", "[1, 2]", "not a JSON object")] {
+                                      ("list.json", "[1, 2]", "not a JSON object"),
+                                      // Settings that size buffers or divide: refused once, naming the setting,
+                                      // instead of crashing, hanging or exhausting memory on every input.
+                                      ("frame0.json", #"{"features": {"frameSize": 0}}"#, "features.frameSize: 0 is outside"),
+                                      ("frameHuge.json", #"{"features": {"frameSize": 1073741824}}"#, "features.frameSize"),
+                                      ("hopNegative.json", #"{"features": {"hopSize": -256}}"#, "features.hopSize: -256"),
+                                      ("hop0.json", #"{"features": {"hopSize": 0}}"#, "features.hopSize: 0"),
+                                      ("hopOverFrame.json", #"{"features": {"frameSize": 512, "hopSize": 1024}}"#, "must not exceed features.frameSize"),
+                                      ("bands.json", #"{"mel": {"bandCount": 1e8}}"#, "mel.bandCount"),
+                                      ("rate.json", #"{"features": {"sampleRate": 0}}"#, "features.sampleRate: 0"),
+                                      ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.meters"),
+                                      ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.meters"),
+                                      ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.meters"),
+                                      ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'")] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])
             #expect(bad.status == 2 && bad.stdout.isEmpty && bad.err.contains(mention), "\(name): \(bad.err)")
         }
+        // /dev/zero never ends: refused after 64 KB, not read into memory.
+        let endless = try await CLI.run(["analyze", "--configuration", "/dev/zero", "Fixtures/tone_2s_stereo.flac"], timeout: 30)
+        #expect(!endless.timedOut && endless.status == 2 && endless.err.contains("larger than 64 KB"), "\(endless.err)")
     }
 
     @Test("--help lists every option of the command and exits 0", arguments: [

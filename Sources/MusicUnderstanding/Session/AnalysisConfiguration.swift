@@ -86,6 +86,7 @@ extension AnalysisConfiguration {
                 throw .invalidValue("rhythm.foldedTempoRange: \(error)")
             }
         }
+        try checkRanges()
         // Tempo bounds that leave no tempo to choose would silently give every input no beats.
         let r = rhythm
         guard r.minimumBPM.isFinite, r.maximumBPM.isFinite, r.maximumBeatBPM.isFinite, r.minimumBPM > 0,
@@ -130,10 +131,67 @@ extension AnalysisConfiguration {
                 try merge(sub, into: &object, path: here)
                 base[key] = object
             } else {
+                // A number must be written as a JSON number: the strings "nan" and "inf" that the
+                // worker's own encoding uses are not settings a person may give.
+                if current is NSNumber || current is Double || current is Int, let text = value as? String {
+                    throw .invalidValue("\(here): expected a number, not the string '\(text)'")
+                }
                 base[key] = value
             }
         }
     }
+
+    /// The largest configuration file read, bytes (a configuration holds only the settings that
+    /// differ from the defaults: a few hundred bytes; a pipe that never ends is refused).
+    public static let maximumSize = 64 * 1024
+
+    /// The valid range of the settings that size buffers or divide: outside it an analysis
+    /// would allocate without bound, loop forever or crash, so the configuration is refused
+    /// as a whole, naming the setting. The table is documented in `docs/configuration.md`.
+    static let ranges: [(path: String, range: ClosedRange<Double>, get: @Sendable (AnalysisConfiguration) -> Double)] = [
+        ("features.sampleRate", 8_000...96_000, { $0.features.sampleRate }),
+        ("features.frameSize", 256...16_384, { Double($0.features.frameSize) }),
+        ("features.hopSize", 32...4_096, { Double($0.features.hopSize) }),
+        ("mel.bandCount", 8...256, { Double($0.mel.bandCount) }),
+        ("mel.coefficientCount", 2...64, { Double($0.mel.coefficientCount) }),
+        ("mel.minFrequency", 0...20_000, { $0.mel.minFrequency }),
+        ("mel.maxFrequency", 100...48_000, { $0.mel.maxFrequency }),
+    ]
+
+    /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
+    /// the hop must not exceed the frame, the mel bands must fit below the Nyquist frequency,
+    /// and every meter must be 2 to 16 beats per bar.
+    func checkRanges() throws(ConfigurationError) {
+        for (path, range, get) in Self.ranges {
+            let v = get(self)
+            guard v.isFinite, range.contains(v) else {
+                throw .invalidValue("\(path): \(Self.text(v)) is outside \(Self.text(range.lowerBound))...\(Self.text(range.upperBound))")
+            }
+        }
+        guard features.hopSize <= features.frameSize else {
+            throw .invalidValue("features.hopSize (\(features.hopSize)) must not exceed features.frameSize (\(features.frameSize))")
+        }
+        guard mel.minFrequency < mel.maxFrequency else {
+            throw .invalidValue("mel.minFrequency (\(mel.minFrequency)) must be below mel.maxFrequency (\(mel.maxFrequency))")
+        }
+        guard !rhythm.meters.isEmpty, rhythm.meters.count <= 16, rhythm.meters.allSatisfy({ (2...16).contains($0) }) else {
+            throw .invalidValue("rhythm.meters: \(rhythm.meters.prefix(8)) must list 1 to 16 meters of 2 to 16 beats per bar")
+        }
+        // Every other number: finite (no setting means anything at infinity or NaN).
+        guard let encoded = try? JSONSerialization.jsonObject(with: Data((json ?? "{}").utf8)) as? [String: Any] else { return }
+        func walk(_ value: Any, _ path: String) throws(ConfigurationError) {
+            if let object = value as? [String: Any] {
+                for (k, v) in object { try walk(v, path.isEmpty ? k : path + "." + k) }
+            } else if let array = value as? [Any] {
+                for v in array { try walk(v, path) }
+            } else if let s = value as? String, ["inf", "-inf", "nan"].contains(s) {
+                throw .invalidValue("\(path): \(s) is not a finite number")
+            }
+        }
+        try walk(encoded, "")
+    }
+
+    private static func text(_ v: Double) -> String { v == v.rounded() && v.magnitude < 1e15 ? String(Int(v)) : String(v) }
 
     /// Settings whose default is `nil` (absent from the encoded defaults).
     static let optionalSettings: Set<String> = ["rhythm.foldedTempoRange"]
