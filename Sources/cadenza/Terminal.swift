@@ -132,19 +132,8 @@ final class ProgressDisplay: Sendable {
     }
 }
 
-/// `text` with every control character (C0, DEL, C1) written as `\xNN`, so that a file name can
-/// never move the cursor, change colours or retitle the terminal.
-func sanitized(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-            out += String(format: "\\x%02X", scalar.value)
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}
+/// `text` with every control character written as `\xNN` (``TerminalText/escapingControlCharacters(_:)``).
+func sanitized(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
 
 /// Runs a handler when a signal arrives (instead of the default action of ending the process).
 final class SignalWatcher {

@@ -48,6 +48,22 @@ import Testing
         #expect(CamelotCode(parsing: "1A")?.compatible.map(\.description) == ["1A", "12A", "2A", "1B"])
     }
 
+    @Test("query's table shows control characters of file names as \\xNN; CSV and NDJSON keep the name")
+    func controlCharactersInNames() throws {
+        let scratch = try ScratchFolder()
+        let out = scratch.path("reports")
+        let name = "music/\u{1B}]0;pwned\u{07}\u{9B}2J.mp3"
+        try Self.write([Self.report(name, bpm: 120, key: (.a, .minor))], to: out)
+        let index = try CatalogIndex(path: scratch.path("catalog.sqlite"))
+        _ = try index.update(reportFolders: [out])
+        let entries = try index.entries(matching: CatalogQuery())
+        let table = CatalogFormat.table.render(entries)
+        #expect(!table.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, "\(table)")
+        #expect(table.contains("\\x1B]0;pwned\\x07\\x9B2J.mp3"))
+        #expect(CatalogFormat.csv.render(entries).contains("\u{1B}]0;pwned"), "CSV is data: the exact name")
+        #expect(!CatalogFormat.ndjson.render(entries).contains("\u{1B}"), "NDJSON escapes it as JSON")
+    }
+
     @Test("index: one row per report with its headline values; queries by tempo and Camelot neighbours")
     func indexAndQuery() throws {
         let scratch = try ScratchFolder()

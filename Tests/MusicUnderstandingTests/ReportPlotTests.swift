@@ -156,6 +156,7 @@ extension [SVGElements.Element] {
             ("duration 1e20", Report(source: SourceInfo(path: "a.wav", duration: 1e20), result: SampleReport.result())),
             ("duration 1e-300", Report(source: SourceInfo(path: "a.wav", duration: 1e-300), result: SampleReport.result())),
             ("pace 1e308", Report(source: SourceInfo(path: "a.wav", duration: 20), result: hugePace)),
+            ("control characters", Report(source: SourceInfo(path: "a\u{1B}[31m\u{07}\u{0}b.wav", duration: 20), result: longLabels)),
         ]
         for (name, report) in cases {
             let plot = ReportPlot(report: report)

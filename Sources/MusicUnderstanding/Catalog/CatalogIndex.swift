@@ -434,7 +434,7 @@ public struct CatalogEntry: Sendable, Hashable, Codable {
 
 /// How `cadenza query` prints rows.
 public enum CatalogFormat: String, Sendable, CaseIterable {
-    /// Aligned columns for reading.
+    /// Aligned columns for reading (control characters shown as `\xNN`).
     case table
     /// One JSON object per line (sorted keys, ``CatalogEntry`` field names).
     case ndjson
@@ -460,7 +460,10 @@ public enum CatalogFormat: String, Sendable, CaseIterable {
         case .csv:
             return CSVTable.line(Self.headers) + entries.map { CSVTable.line(cells($0)) }.joined()
         case .table:
-            let rows = [Self.headers] + entries.map(cells)
+            // Read on a terminal: a control character in a file name is shown as `\xNN`, so it can
+            // never move the cursor or retitle the terminal (CSV and NDJSON keep the exact name;
+            // NDJSON escapes it as JSON does).
+            let rows = [Self.headers] + entries.map { cells($0).map(TerminalText.escapingControlCharacters) }
             var widths = Self.headers.map(\.count)
             for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
             return rows.map { row in

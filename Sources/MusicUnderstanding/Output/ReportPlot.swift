@@ -548,17 +548,8 @@ struct SVGText {
 
     /// `&`, `<`, `>`, `"` and `'` as XML entities.
     static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(c)
-            }
-        }
-        return out
+        // One escaping for every XML the library writes: control characters that XML 1.0 forbids
+        // (a file name may hold any byte) are dropped, so the SVG stays well-formed.
+        XMLText.escaped(s)
     }
 }
