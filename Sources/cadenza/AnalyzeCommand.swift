@@ -47,6 +47,13 @@ struct AnalyzeOptions: OptionGroup {
             throw UsageError(description: "\(name) \(text): \(error)")
         }
     }
+    let allowProtocols = Option<Set<String>>(names: ["--allow-protocols"], value: "list",
+                                             help: "Also open inputs of these protocols or devices, e.g. http,https (default: files, folders and '-' only).") {
+        (text, name) throws(UsageError) -> Set<String> in
+        let names = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+        guard !names.isEmpty else { throw UsageError.invalidValue(text, for: name, expected: "a comma-separated list such as http,https") }
+        return names
+    }
     let progressInterval = Option.positiveSeconds(names: ["--progress-interval"], value: "s",
                                                   help: "Seconds between plain progress lines when stderr is not a terminal (default 30).")
     let frameRate = SharedOptions.frameRate()
@@ -123,7 +130,7 @@ enum AnalyzeCommand {
         }
         do throws(BatchError) {
             job = try BatchJob(paths: args.positionals, types: types, configuration: configuration, jobs: jobs, sink: sink,
-                               producer: producer, force: args[\.force], shard: args[\.shard], beforeWriting: finishing)
+                               producer: producer, force: args[\.force], shard: args[\.shard], allowedProtocols: args[\.allowProtocols] ?? [], beforeWriting: finishing)
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):

@@ -205,6 +205,20 @@ struct CLITests {
         #expect(!endless.timedOut && endless.status == 2 && endless.err.contains("larger than 64 KB"), "\(endless.err)")
     }
 
+    @Test("analyze opens files, folders and '-' only: URLs, concat: and devices get protocolNotAllowed unless --allow-protocols")
+    func protocolsNeedConsent() async throws {
+        let inputs = ["http://127.0.0.1:9/x.mp3", "concat:Fixtures/tone_alac.m4a", "lavfi:sine=f=1000:d=1"]
+        let run = try await CLI.run(["analyze", "--for", "loudness", "--no-progress"] + inputs + ["Fixtures/tone_alac.m4a"])
+        #expect(run.status == 1)
+        let records = try run.lines.map(CLI.object)
+        let codes = records.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == ["protocolNotAllowed", "protocolNotAllowed", "protocolNotAllowed"], "\(run.out)")
+        #expect(records.filter { $0["loudness"] != nil }.count == 1, "the file is analysed")
+        for input in inputs { #expect(run.err.contains(input), "named on stderr: \(run.err)") }
+        let allowed = try await CLI.run(["analyze", "--for", "loudness", "--no-progress", "--allow-protocols", "lavfi", "lavfi:sine=f=1000:d=1"])
+        #expect(allowed.status == 0 && allowed.lines.count == 1, "\(allowed.err)")
+    }
+
     @Test("--help lists every option of the command and exits 0", arguments: [
         ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--tempo-range", "--help"]),
         ("meter", ["--format", "--rate", "--channels", "--ndjson", "--target", "--realtime", "--help"]),

@@ -76,6 +76,9 @@ public final class BatchJob: Sendable {
     ///   - cancellationGrace: after ``cancel()``, how long inputs in flight get to stop before they are abandoned.
     ///   - discovery: how `paths` expand into inputs (a folder sink is added to its excluded folders).
     ///   - force: analyse every input even when its report in the folder sink is current.
+    ///   - allowedProtocols: when set, inputs that name a protocol or device (``AudioDecoder/inputScheme(_:)``)
+    ///     outside this set get an error record (``AudioDecodingError/protocolNotAllowed(path:scheme:)``)
+    ///     instead of being opened; `nil` opens whatever FFmpeg opens.
     ///   - shard: take only this share of the inputs (by their paths relative to the folders in `paths`).
     ///   - beforeWriting: runs on every analysed report before it is written (serially, in
     ///     completion order) and returns the report to write; for example tagging the input
@@ -92,6 +95,7 @@ public final class BatchJob: Sendable {
                 discovery: InputDiscovery = InputDiscovery(),
                 force: Bool = false,
                 shard: Shard? = nil,
+                allowedProtocols: Set<String>? = nil,
                 beforeWriting: (@Sendable (Report) -> Report)? = nil) throws(BatchError) {
         self.beforeWriting = beforeWriting
         var discovery = discovery
@@ -113,6 +117,11 @@ public final class BatchJob: Sendable {
         self.force = force
         analyzer = AnalyzerInfo(types: types, configuration: configuration)
         if let dir = sink.folder { reportPaths = Self.reportPaths(for: inputs, in: dir) } else { reportPaths = [:] }
+        var producer = producer
+        if let allowedProtocols {
+            let base = producer ?? ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types, configuration: configuration), threads: jobs)
+            producer = LocalInputProducer(base: base, allowed: allowedProtocols, analyzer: AnalyzerInfo(types: types, configuration: configuration))
+        }
         var runner = BatchRunner(types: types, configuration: configuration, jobs: jobs, producer: producer)
         runner.cancellationGrace = cancellationGrace
         self.runner = runner

@@ -44,3 +44,33 @@ public final class ThreadPoolReportProducer: ReportProducer {
         return await pool.run { analyzer.report(path: path, cancellation: cancellation) }
     }
 }
+
+/// Opens local inputs only: an input naming a protocol or device that is not in `allowed`
+/// (``AudioDecoder/inputScheme(_:)``: `http://…`, `concat:…`, `lavfi:…`) gets an error record,
+/// ``AudioDecodingError/protocolNotAllowed(path:scheme:)``, without being opened; every other
+/// input goes to `base`. An offline batch reads files, folders and standard input unless the user
+/// allows more.
+public struct LocalInputProducer: ReportProducer {
+    /// Who analyses the inputs that may be opened.
+    public let base: any ReportProducer
+    /// Protocols and devices that may be opened (lowercase, e.g. `["http", "https"]`).
+    public let allowed: Set<String>
+    /// Written as the error records' `analyzer`, as for every other report of the batch.
+    public let analyzer: AnalyzerInfo
+
+    /// A producer opening local inputs and the `allowed` protocols through `base`.
+    public init(base: any ReportProducer, allowed: Set<String>, analyzer: AnalyzerInfo) {
+        self.base = base
+        self.allowed = Set(allowed.map { $0.lowercased() })
+        self.analyzer = analyzer
+    }
+
+    public func report(path: String, cancellation: CancellationToken) async -> Report {
+        if let scheme = AudioDecoder.inputScheme(path), !allowed.contains(scheme) {
+            var record = Report(path: path, error: AudioDecodingError.protocolNotAllowed(path: path, scheme: scheme))
+            record.analyzer = analyzer
+            return record
+        }
+        return await base.report(path: path, cancellation: cancellation)
+    }
+}

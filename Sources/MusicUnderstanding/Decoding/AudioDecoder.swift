@@ -1,3 +1,5 @@
+import Foundation
+
 /// Raw PCM on an input without a container (for `cadenza meter` on a pipe).
 public struct RawPCMFormat: Sendable, Hashable {
     /// Sample encoding of raw PCM.
@@ -51,6 +53,30 @@ public final class AudioDecoder {
     public private(set) var damageNote: String?
 
     private let reader: FFmpegAudioReader
+
+    /// The protocol or device `path` names when it is not a local file: `"http"` for
+    /// `http://host/x.mp3`, `"lavfi"` for `lavfi:sine=f=1000`; `nil` for a file (existing or not)
+    /// and for "-" (standard input).
+    public static func inputScheme(_ path: String) -> String? {
+        guard path != "-", !FileManager.default.fileExists(atPath: path) else { return nil }
+        if let range = path.range(of: "://"), range.lowerBound != path.startIndex {
+            let scheme = path[..<range.lowerBound]
+            if scheme.first?.isLetter == true,
+               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) {
+                return scheme.lowercased()
+            }
+        }
+        if let colon = path.firstIndex(of: ":") {
+            let name = path[..<colon].lowercased()
+            // FFmpeg's own protocols that take no "//" (concat:, subfile:, data:, ...) and its devices.
+            if FFmpeg.audioDevices.contains(name) || Self.colonProtocols.contains(name) { return name }
+        }
+        return nil
+    }
+
+    /// FFmpeg protocols written `name:` without `//`, which FFmpeg would open for a bare path.
+    static let colonProtocols: Set<String> = ["concat", "concatf", "subfile", "data", "crypto", "cache", "async",
+                                              "pipe", "fd", "file", "md5", "tee", "ffrtmphttp", "gopher", "hls"]
 
     /// Whether `path` names an FFmpeg input device rather than a file: `alsa:default`,
     /// `pulse:default`, `jack:cadenza`, `oss:/dev/dsp`, or the virtual `lavfi:sine=f=1000:d=5`.

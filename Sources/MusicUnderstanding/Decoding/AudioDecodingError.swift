@@ -16,6 +16,9 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case cancelled(path: String)
     /// The file system refuses the path for another reason than permissions or absence (a name
     /// too long for the system, a loop of symbolic links, an I/O error). `reason` is the system's.
+    /// The input names a network protocol or an FFmpeg device (`http://…`, `lavfi:…`), which the
+    /// batch was not allowed to open.
+    case protocolNotAllowed(path: String, scheme: String)
     case unreadable(path: String, reason: String)
 
     /// A stable machine-readable code, used as `error.code` in error records.
@@ -29,6 +32,7 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .zeroLength: "zeroLength"
         case .cancelled: "cancelled"
         case .unreadable: "unreadable"
+        case .protocolNotAllowed: "protocolNotAllowed"
         }
     }
 
@@ -36,7 +40,8 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     public var path: String {
         switch self {
         case .fileNotFound(let p), .permissionDenied(let p), .noAudioStream(let p), .corruptData(let p, _),
-             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _), .unreadable(let p, _):
+             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _), .unreadable(let p, _),
+             .protocolNotAllowed(let p, _):
             p
         }
     }
@@ -51,6 +56,8 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .zeroLength(let p): "\(p): the file contains no audio samples"
         case .cancelled(let p): "\(p): decoding cancelled"
         case .unreadable(let p, let r): "\(p): cannot be read (\(r))"
+        case .protocolNotAllowed(let p, let scheme):
+            "\(p): not a file but a '\(scheme)' input, which this batch does not open (files, folders and '-' only unless the protocol is allowed)"
         }
     }
 }
