@@ -261,6 +261,14 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         try await check(ActivitySynth.drums(seconds: 8), present: [.drum], absent: [.vocal, .bass, .other])
     }
 
+    /// A loud sub-bass (55 Hz sine, nothing between 120 and 250 Hz) over quiet chords: the
+    /// chords are "other". The bass's upper partials are estimated as at most its 120-250 Hz
+    /// energy; a fifth of all the energy below 250 Hz (0.3.5) would hide the chords.
+    @Test func subBassDoesNotHideChords() async throws {
+        let samples = ActivitySynth.mix([ActivitySynth.sine(seconds: 8, frequency: 55, gain: 0.6), ActivitySynth.chords(seconds: 8, gain: 0.06)])
+        try await check(samples, present: [.other, .bass], absent: [.vocal])
+    }
+
     @Test func bassAloneIsBass() async throws {
         try await check(ActivitySynth.bass(seconds: 8), present: [.bass], absent: [.vocal, .drum])
     }

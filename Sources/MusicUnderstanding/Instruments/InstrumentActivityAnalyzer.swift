@@ -19,8 +19,9 @@ import Foundation
 ///   ``Configuration/bassLevel`` re `G`, steady (the median within 10 dB of the maximum over the
 ///   same window, so a kick drum's tonal tail is not a bass note) and, below 250 Hz, at least
 ///   as harmonic as percussive. Level: that median re `G`.
-/// - **other**: harmonic energy 250-5000 Hz less a fifth of the energy below 250 Hz (the bass's
-///   upper partials), above ``Configuration/otherLevel`` re `G`. It does not subtract the vocal:
+/// - **other**: harmonic energy 250-5000 Hz less the bass's upper partials (a fifth of the
+///   harmonic energy below 250 Hz, at most the harmonic energy 120-250 Hz: a sub-bass has few
+///   partials above 250 Hz), above ``Configuration/otherLevel`` re `G`. It does not subtract the vocal:
 ///   a sung line also counts as "other" harmonic energy.
 /// - **vocal**: features that separate singing from instruments (B. Lehner, G. Widmer &
 ///   R. Sonnleitner, "On the reduction of false positives in singing voice detection", ICASSP
@@ -76,8 +77,8 @@ public struct InstrumentActivityAnalyzer: Sendable {
         /// within 10 dB of the maximum, which a kick drum's decaying tail is not) and harmonic
         /// below 250 Hz at least as much as percussive.
         public var bassLevel: Float = -35
-        /// Other: harmonic energy 250-5000 Hz (less a fifth of the energy below 250 Hz, the bass's
-        /// upper partials) at which other instruments are present, dB relative to `G` (default −35).
+        /// Other: harmonic energy 250-5000 Hz (less the bass's upper partials: a fifth of the
+        /// energy below 250 Hz, at most the energy 120-250 Hz) at which other instruments are present, dB relative to `G` (default −35).
         public var otherLevel: Float = -35
         /// Vocal: residual energy 250-5000 Hz at which a voice-like frame is vocal, dB relative
         /// to `G` (default −24: a voice in the foreground; −20 together with
@@ -190,10 +191,11 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let all = 0..<frames.bands
         let low = bands(from: 0, to: 250)
         let sub = bands(from: 0, to: 120)
+        let lowMid = bands(from: 120, to: 250)
         let mid = bands(from: 250, to: 5000)
 
         var mix = [Float](repeating: 0, count: n)
-        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, pMid = mix, hSub = mix
+        var pAll = mix, hAll = mix, hLow = mix, pLow = mix, hMid = mix, rMid = mix, pMid = mix, hSub = mix, hLowMid = mix
         for f in 0..<n {
             hAll[f] = frames.sum(frames.harmonic, bands: all, frame: f)
             pAll[f] = frames.sum(frames.percussive, bands: all, frame: f)
@@ -201,6 +203,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
             mix[f] = hAll[f] + pAll[f] + rAll
             hLow[f] = frames.sum(frames.harmonic, bands: low, frame: f)
             hSub[f] = frames.sum(frames.harmonic, bands: sub, frame: f)
+            hLowMid[f] = frames.sum(frames.harmonic, bands: lowMid, frame: f)
             pLow[f] = frames.sum(frames.percussive, bands: low, frame: f)
             hMid[f] = frames.sum(frames.harmonic, bands: mid, frame: f)
             rMid[f] = frames.sum(frames.residual, bands: mid, frame: f)
@@ -217,6 +220,7 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let pS = Smoothing.movingAverage(pAll, half: half)
         let hS = Smoothing.movingAverage(hAll, half: half)
         let hLowS = Smoothing.movingAverage(hLow, half: half)
+        let hLowMidS = Smoothing.movingAverage(hLowMid, half: half)
         let pLowS = Smoothing.movingAverage(pLow, half: half)
         let hMidS = Smoothing.movingAverage(hMid, half: half)
         let rMidS = Smoothing.movingAverage(rMid, half: half)
@@ -249,7 +253,10 @@ public struct InstrumentActivityAnalyzer: Sendable {
             // Vocal: mid-band residual.
             vL[f] = Smoothing.dB(rMidS[f]) - reference
             // Other: mid harmonic energy beyond the upper partials of the bass.
-            oL[f] = Smoothing.dB(max(0, hMidS[f] - 0.2 * hLowS[f])) - reference
+            // The bass's upper partials: a fifth of its energy below 250 Hz, but at most its
+            // 120-250 Hz energy (the partials next to 250 Hz), so a loud sub-bass does not hide
+            // the synths and pads over it.
+            oL[f] = Smoothing.dB(max(0, hMidS[f] - min(0.2 * hLowS[f], hLowMidS[f]))) - reference
             guard audible[f] else { continue }
             dS[f] = Smoothing.dB(pS[f]) - Smoothing.dB(hS[f]) - c.drumPercussiveRatio
             // Sustained (median within 10 dB of the maximum over ±0.2 s: not a kick's decaying
