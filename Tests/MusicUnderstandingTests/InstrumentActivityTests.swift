@@ -133,6 +133,43 @@ enum ActivitySynth {
         return out.map { gain * $0 / max(peak, 1e-9) }
     }
 
+    /// A piano-like part: struck notes (12 slightly inharmonic partials, f_h = h f0 √(1 + B h²)
+    /// with B = 0.0004, decaying with a 0.4 s time constant, higher partials faster), an
+    /// eighth-note melody at 150 BPM over two octaves of C major and a left-hand chord every beat:
+    /// onsets and note changes all the time, but no partial that glides or wavers.
+    static func piano(seconds: Double, gain: Float = 0.3) -> [Float] {
+        let scale = [0, 2, 4, 5, 7, 9, 11, 12, 14, 16, 17, 19, 21, 23, 24]
+        var out = empty(seconds)
+        var noise = Noise(state: 7)
+        func strike(_ f0: Double, at start: Double, level: Double) {
+            let first = Int(start * rate), length = Int(1.5 * rate)
+            for h in 1...12 {
+                let f = f0 * Double(h) * (1 + 0.0004 * Double(h * h)).squareRoot()
+                guard f < 10_000 else { break }
+                let tau = 0.4 / (1 + 0.15 * Double(h))
+                let a = level / Double(h)
+                for i in 0..<length where first + i < out.count {
+                    let t = Double(i) / rate
+                    out[first + i] += Float(a * exp(-t / tau) * sin(2 * Double.pi * f * t))
+                }
+            }
+        }
+        let eighth = 0.2
+        var k = 0
+        while Double(k) * eighth < seconds {
+            let step = Int((noise.next() + 1) * 7.49)
+            let degree = scale[max(0, min(scale.count - 1, step))]
+            strike(523.25 * pow(2, Double(degree) / 12), at: Double(k) * eighth, level: 1)
+            if k % 2 == 0 {
+                let root = [130.8, 110, 87.3, 98][(k / 8) % 4]
+                for ratio in [1.0, 1.26, 1.5] { strike(root * ratio, at: Double(k) * eighth, level: 0.5) }
+            }
+            k += 1
+        }
+        let peak = out.map { abs($0) }.max() ?? 1
+        return out.map { gain * $0 / max(peak, 1e-9) }
+    }
+
     /// A bowed-string-like line: sawtooth-like harmonics (1/h, 20 partials) of notes held 4 s
     /// each, with 6 Hz vibrato of ±0.3 semitone, through fixed body resonances (so the partials'
     /// amplitudes move with the vibrato, as on a violin) and a steady bow: pitch motion like a
@@ -224,6 +261,14 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         try await check(ActivitySynth.drums(seconds: 8), present: [.drum], absent: [.vocal, .bass, .other])
     }
 
+    /// A loud sub-bass (55 Hz sine, nothing between 120 and 250 Hz) over quiet chords: the
+    /// chords are "other". The bass's upper partials are estimated as at most its 120-250 Hz
+    /// energy; a fifth of all the energy below 250 Hz (0.3.5) would hide the chords.
+    @Test func subBassDoesNotHideChords() async throws {
+        let samples = ActivitySynth.mix([ActivitySynth.sine(seconds: 8, frequency: 55, gain: 0.6), ActivitySynth.chords(seconds: 8, gain: 0.06)])
+        try await check(samples, present: [.other, .bass], absent: [.vocal])
+    }
+
     @Test func bassAloneIsBass() async throws {
         try await check(ActivitySynth.bass(seconds: 8), present: [.bass], absent: [.vocal, .drum])
     }
@@ -255,6 +300,42 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         off.instrumentActivity.vocalMinimumVariance = 0
         let without = try await vocalShare(off)
         #expect(without >= 0.6, "without the vocal variance test the vibrato reads as vocal: \(without)")
+    }
+
+    /// The settings of the phrase-level pitch motion test for real recordings
+    /// (``InstrumentActivityAnalyzer/Configuration/vocalPhraseMotion``).
+    static var phraseTest: AnalysisConfiguration {
+        var c = AnalysisConfiguration()
+        c.instrumentActivity.vocalPhraseMotion = 2.5
+        c.instrumentActivity.vocalResidualLevel = -20
+        return c
+    }
+
+    /// Phrase-level pitch motion (the fluctogram over ±1.5 s): a piano part, whose note changes
+    /// and onsets shift the partials now and then but never keep them moving, is harmonic
+    /// ("other") and not vocal with the test; without it (the defaults) part of it reads as vocal.
+    @Test func pianoIsNotVocalWithThePhraseTest() async throws {
+        let samples = ActivitySynth.piano(seconds: 10)
+        func shares(_ configuration: AnalysisConfiguration) async throws -> (vocal: Double, other: Double) {
+            let result = try await ActivitySynth.analyze(samples, for: [.instrumentActivity], configuration: configuration)
+            let activity = try #require(result.instrumentActivity)
+            return (activityCoverage(activity.ranges[.vocal], duration: 10), activityCoverage(activity.ranges[.other], duration: 10))
+        }
+        let with = try await shares(Self.phraseTest)
+        #expect(with.vocal <= 0.1, "a piano part should not be vocal: \(with)")
+        #expect(with.other >= 0.6, "a piano part is other: \(with)")
+        let without = try await shares(AnalysisConfiguration())
+        #expect(without.vocal >= 0.2, "without the phrase test part of the piano reads as vocal: \(without)")
+    }
+
+    /// The phrase-level test keeps a sung line over an accompaniment: the vibrato voice with
+    /// changing vowels over the piano part is vocal most of the time.
+    @Test func voiceOverPianoIsVocalWithThePhraseTest() async throws {
+        let samples = ActivitySynth.mix([ActivitySynth.voice(seconds: 10), ActivitySynth.piano(seconds: 10, gain: 0.12)])
+        let result = try await ActivitySynth.analyze(samples, for: [.instrumentActivity], configuration: Self.phraseTest)
+        let activity = try #require(result.instrumentActivity)
+        let vocal = activityCoverage(activity.ranges[.vocal], duration: 10)
+        #expect(vocal >= 0.6, "the voice over the piano should be vocal: \(vocal)")
     }
 
     /// The vocal variance: 0 for a constant envelope, positive where the 100-5000 Hz envelope
