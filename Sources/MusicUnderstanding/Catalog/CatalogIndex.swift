@@ -23,7 +23,7 @@ import Foundation
 /// | `sections` | INTEGER | number of structure sections |
 /// | `error_code`, `error_message` | TEXT | the error record's, NULL for a report |
 /// | `warning` | TEXT | the report's warning (damaged input) |
-/// | `analyzer_version`, `analyses` | TEXT | what made the report (`0.3.5`, `key,rhythm,loudness`) |
+/// | `analyzer_version`, `analyses` | TEXT | what made the report (`0.4.0`, `key,rhythm,loudness`) |
 /// | `source_modified`, `source_size` | TEXT, INTEGER | the input file's stamp when analysed |
 /// | `report` | TEXT | the whole report, one JSON line (`json_extract(report, '$.rhythm.beats')`) |
 ///
