@@ -40,6 +40,17 @@ struct IsolationTests {
         #expect(producer.others.startedWorkers <= 4, "two slots plus one replacement per failed worker: \(producer.others.startedWorkers)")
     }
 
+    @Test("A worker killed by SIGKILL from outside is crashed (signal 9), not outOfMemory, when the memory limit did not fire")
+    func externalKillIsACrash() async throws {
+        let work = try Workspace()
+        try work.copy("tone_alac.m4a", to: "cadenza-fault-sigkill.m4a")
+        let producer = try Self.producer(workers: 1)
+        let report = await producer.report(path: work.path("cadenza-fault-sigkill.m4a"), cancellation: CancellationToken())
+        #expect(report.error?.code == "crashed", "\(String(describing: report.error))")
+        #expect(report.error?.message.contains("signal 9") == true && report.error?.message.contains("SIGKILL") == true,
+                "\(String(describing: report.error?.message))")
+    }
+
     /// Sends the hanging input to its own producer.
     struct Routing: ReportProducer {
         let hang: ProcessReportProducer

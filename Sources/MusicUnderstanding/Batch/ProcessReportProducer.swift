@@ -266,6 +266,7 @@ final class WorkerProcess: @unchecked Sendable {
         let start = Date()
         var decoded = 0.0
         var lastMemoryCheck = Date.distantPast
+        var lastResident: UInt64?
         while true {
             if cancellation.isCancelled {
                 stop()
@@ -278,14 +279,17 @@ final class WorkerProcess: @unchecked Sendable {
             }
             if Date().timeIntervalSince(lastMemoryCheck) >= 0.05 {
                 lastMemoryCheck = Date()
-                if let resident = residentBytes(), resident > limits.memoryBytes {
-                    stop()
-                    return .failed(.outOfMemory(path: path, limitBytes: limits.memoryBytes))
+                if let resident = residentBytes() {
+                    lastResident = resident
+                    if resident > limits.memoryBytes {
+                        stop()
+                        return .failed(.outOfMemory(path: path, limitBytes: limits.memoryBytes))
+                    }
                 }
             }
             switch PipeIO.read(fd, into: &buffer, timeoutMilliseconds: 50) {
             case .timeout: continue
-            case .endOfFile: return .failed(diagnoseExit(path: path, limits: limits))
+            case .endOfFile: return .failed(diagnoseExit(path: path, limits: limits, lastResident: lastResident))
             case .data:
                 // Room for the whole frame at once, so that a large report is not copied while it
                 // arrives (the length is checked by the parse below).
@@ -315,7 +319,12 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     /// Why the worker's output ended: waits for it and reads its status and last words.
-    private func diagnoseExit(path: String, limits: WorkerLimits) -> WorkerFailure {
+    ///
+    /// `outOfMemory` only when the worker's own allocation failed (its `RLIMIT_AS`); the batch's
+    /// resident-memory limit is reported where it fires. A worker killed by a signal from outside
+    /// (SIGKILL from a user or the system's out-of-memory killer) has `crashed`, with the signal
+    /// and its last measured resident memory.
+    private func diagnoseExit(path: String, limits: WorkerLimits, lastResident: UInt64?) -> WorkerFailure {
         try? toWorker.fileHandleForWriting.close()
         process.waitUntilExit()
         _ = errorsDone.wait(timeout: .now() + 1)
@@ -325,10 +334,13 @@ final class WorkerProcess: @unchecked Sendable {
         let allocationFailed = ["failed to allocate", "Cannot allocate memory", "out of memory", "bad_alloc"].contains { text.contains($0) }
         let signalled = process.terminationReason == .uncaughtSignal
         let status = process.terminationStatus
-        if allocationFailed || (signalled && status == SIGKILL) {
+        if allocationFailed {
             return .outOfMemory(path: path, limitBytes: limits.memoryBytes)
         }
-        var detail = signalled ? "signal \(status)\(Self.signalName(status).map { ", \($0)" } ?? "")" : "exit status \(status)"
+        var detail = signalled ? "killed by signal \(status)\(Self.signalName(status).map { ", \($0)" } ?? "")" : "exit status \(status)"
+        if signalled, status == SIGKILL, let lastResident {
+            detail += " from outside the batch, at \(lastResident >> 20) MB resident"
+        }
         if let lastLine { detail += ": " + lastLine.trimmingCharacters(in: .whitespaces) }
         return .crashed(path: path, detail: detail)
     }

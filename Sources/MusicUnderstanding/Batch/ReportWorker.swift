@@ -11,7 +11,7 @@ import Foundation
 public enum ReportWorker {
     /// Environment variable that, set to `1`, enables the fault hooks tests use: an input whose
     /// file name contains `cadenza-fault-crash` crashes the worker, `cadenza-fault-hang` hangs it,
-    /// `cadenza-fault-oom` allocates until it is stopped. Without it such names are ordinary files.
+    /// `cadenza-fault-oom` allocates until it is stopped, `cadenza-fault-sigkill` is killed by SIGKILL. Without it such names are ordinary files.
     public static let faultHookVariable = "CADENZA_TEST_FAULTS"
 
     /// Serves requests until standard input closes; returns the process exit status (0).
@@ -75,6 +75,9 @@ public enum ReportWorker {
         let name = (path as NSString).lastPathComponent
         if name.contains("cadenza-fault-crash") {
             raise(SIGSEGV)
+        } else if name.contains("cadenza-fault-sigkill") {
+            // What `kill -9` from a user or the system's out-of-memory killer looks like.
+            raise(SIGKILL)
         } else if name.contains("cadenza-fault-hang") {
             while true { sleep(60) }
         } else if name.contains("cadenza-fault-oom") {
