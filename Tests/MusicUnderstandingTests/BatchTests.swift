@@ -106,19 +106,18 @@ import Testing
         try work.copy("tone_44k_stereo.aiff", to: "later/b.aiff")
         let recorder = CountingProducer(wrapping: ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 2))
         let job = try BatchJob(paths: streams.map(\.path) + [work.path("later")], types: [.loudness], jobs: 2,
-                               sink: .directory(work.path("out")), producer: recorder, cancellationGrace: .seconds(10))
+                               sink: .directory(work.path("out")), producer: recorder, cancellationGrace: .seconds(3600))
         let events = Events()
         let running = Task { await job.run { events.add($0) } }
-        try await recorder.waitForCalls(2)
-        try await Task.sleep(for: .milliseconds(300))  // the streams are being decoded
-        let start = ContinuousClock.now
+        await recorder.waitForCalls(2)
+        for stream in streams { await stream.waitForChunks(5) }  // both streams are being decoded
         job.cancel()
         let summary = await running.value
-        let elapsed = ContinuousClock.now - start
         streams.forEach { $0.stop() }
 
-        // About 0.1 s alone; the bound leaves room for a loaded machine (the whole suite on 2 cores).
-        #expect(elapsed < .seconds(3), "ended \(elapsed) after cancel(), well before the 10 s grace: the tokens stopped the inputs")
+        // No clock: with an hour's grace the job can only have ended because both inputs returned
+        // through their cancellation tokens (their reports are in before run() returns).
+        #expect(recorder.results.count == 2, "both in-flight inputs returned through their tokens")
         #expect(summary.interrupted && summary.exitStatus == 130)
         #expect(summary == BatchSummary(inputs: 4, done: 0, failed: 0, interrupted: true))
         #expect(events.all.isEmpty, "nothing is delivered after cancellation")
@@ -128,23 +127,21 @@ import Testing
         #expect(left.isEmpty, "no report, no temporary file: \(left)")
     }
 
-    @Test("cancel() with an input stalled in a blocking open: the job still ends after the grace period")
+    @Test("cancel() with an input that ignores its token (stalled in a blocking read): the job still ends after the grace period")
     func cancelEndsDespiteStalledInput() async throws {
         let work = try ScratchFolder()
-        let fifo = try Fifo(at: work.path("stalled.wav"))  // a silent writer: FFmpeg's first read blocks
-        defer { fifo.release() }
-        let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
-                               cancellationGrace: .milliseconds(300))
+        try work.copy("tone_2s_stereo.flac", to: "a.flac")
+        let producer = StallingProducer()  // returns only when released, whatever the token says
+        let job = try BatchJob(paths: [work.path("a.flac")], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
+                               producer: producer, cancellationGrace: .milliseconds(300))
         let running = Task { await job.run() }
-        try await Task.sleep(for: .milliseconds(300))
-        let start = ContinuousClock.now
+        await producer.started.wait(atLeast: 1)
         job.cancel()
         let summary = await running.value
-        let elapsed = ContinuousClock.now - start
-        // About 0.3 s alone (the grace period); without it the job would never end. Under the
-        // whole suite the input may not have reached its blocking open yet, so only the upper
-        // bound is asserted.
-        #expect(elapsed < .seconds(3), "\(elapsed)")
+        // No clock: the input is released only after run() has returned, so only the grace
+        // period can have ended the job (without it this await would never return).
+        #expect(producer.released.count == 0)
+        producer.released.increment()
         #expect(summary == BatchSummary(inputs: 1, done: 0, failed: 0, interrupted: true))
         #expect(try work.files(under: "out").isEmpty)
     }
@@ -154,9 +151,10 @@ import Testing
         let work = try ScratchFolder()
         let fifo = try Fifo(at: work.path("stalled.wav"))
         defer { fifo.release() }
-        let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, cancellationGrace: .milliseconds(100))
+        let recorder = CountingProducer(wrapping: ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 1))
+        let job = try BatchJob(paths: [fifo.path], types: [.loudness], jobs: 1, producer: recorder, cancellationGrace: .milliseconds(100))
         let running = Task { await job.run() }
-        try await Task.sleep(for: .milliseconds(200))
+        await recorder.waitForCalls(1)
         running.cancel()
         let summary = await running.value
         #expect(summary.interrupted && job.isCancelled)
@@ -192,17 +190,19 @@ import Testing
                 return await group.reduce(into: [Report]()) { $0.append($1) }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while producer.startedThreads < 8, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(100))  // every thread is now inside a blocking read()
+        await EventCounter.poll { producer.startedThreads >= 8 }  // no deadline: the pool starts all 8
         #expect(producer.startedThreads == 8)
 
-        let start = ContinuousClock.now
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 { group.addTask { try? await Task.sleep(for: .milliseconds(10)) } }
+        // Eight tasks on Swift's cooperative pool must finish while all eight inputs are still
+        // blocked (the FIFOs are released only below). Were the inputs on the cooperative pool
+        // (2 threads on a 2-core machine), these tasks could never run and the test would hang.
+        // No clock: completing at all is the assertion.
+        let finished = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<8 { group.addTask { await Task.yield(); return i } }
+            return await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .milliseconds(500), "8 concurrent 10 ms sleeps took \(elapsed)")
+        #expect(finished == Set(0..<8))
+        #expect(producer.startedThreads == 8)
 
         fifos.forEach { $0.release() }  // EOF: each stalled input ends with an error record
         let reports = await stalled.value
@@ -236,6 +236,7 @@ extension BatchEvent {
 private final class CountingProducer: ReportProducer {
     private let wrapped: (any ReportProducer)?
     private let state = Locked<(calls: Int, results: [Report])>((0, []))
+    private let started = EventCounter()
 
     init(wrapping wrapped: (any ReportProducer)? = nil) { self.wrapped = wrapped }
 
@@ -244,20 +245,33 @@ private final class CountingProducer: ReportProducer {
 
     func report(path: String, cancellation: CancellationToken) async -> Report {
         state.withLock { $0.calls += 1 }
+        started.increment()
         let report = await wrapped?.report(path: path, cancellation: cancellation) ?? Report(path: path, error: AnalysisError.cancelled)
         state.withLock { $0.results.append(report) }
         return report
     }
 
-    func waitForCalls(_ n: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while calls < n {
-            try #require(ContinuousClock.now < deadline, "only \(calls) of \(n) inputs started")
-            try await Task.sleep(for: .milliseconds(5))
-        }
+    /// Returns once `n` inputs have been handed to it. No deadline: under the whole suite on 2
+    /// cores the pool may be busy for minutes, and a job that never starts its inputs hangs the
+    /// test rather than failing a timer.
+    func waitForCalls(_ n: Int) async {
+        await started.wait(atLeast: n)
     }
 }
 
+
+/// An input that stalls and ignores its cancellation token (as a read blocked in the kernel
+/// does) until the test releases it.
+private final class StallingProducer: ReportProducer {
+    let started = EventCounter()
+    let released = EventCounter()
+
+    func report(path: String, cancellation: CancellationToken) async -> Report {
+        started.increment()
+        await released.wait(atLeast: 1)
+        return Report(path: path, error: AnalysisError.cancelled)
+    }
+}
 
 /// A named pipe with a writer that never writes: a reader blocks in its first read until
 /// ``release()`` closes the writing end (end of file). (The decoder opens named pipes without
@@ -287,6 +301,10 @@ private final class Fifo: Sendable {
 private final class SlowStream: Sendable {
     let path: String
     private let stopped = Atomic<Bool>(false)
+    private let written = EventCounter()
+
+    /// Returns once the feeding thread has written `n` chunks, i.e. the input is being decoded.
+    func waitForChunks(_ n: Int) async { await written.wait(atLeast: n) }
 
     init(at path: String) throws {
         self.path = path
@@ -320,6 +338,7 @@ private final class SlowStream: Sendable {
         guard write(fd, Array(header)) else { return }
         while !stopped.load(ordering: .relaxed) {
             guard write(fd, Array(chunk)) else { return }  // the reader is gone
+            written.increment()
             usleep(20_000)
         }
     }

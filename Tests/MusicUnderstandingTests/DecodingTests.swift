@@ -286,7 +286,9 @@ func notAudioIsCorruptData(_ name: String) {
     defer { try? FileManager.default.removeItem(atPath: path) }
     let start = Date()
     let error = openError(path)
-    #expect(Date().timeIntervalSince(start) < 1)
+    // Wall-clock by nature (failing fast instead of hanging): alone it takes milliseconds; the
+    // wide margin covers the whole suite running in parallel on 2 shared cores.
+    #expect(Date().timeIntervalSince(start) < 30)
     guard case .corruptData(let p, let reason)? = error else {
         Issue.record("expected corruptData, got \(String(describing: error))")
         return
@@ -367,7 +369,9 @@ private func noiseBytes(_ count: Int, seed: UInt32) -> [UInt8] {
     try (original.prefix(6000) + Data(noiseBytes(262_144, seed: 7))).write(to: URL(fileURLWithPath: path))
     let start = Date()
     let (decoder, samples) = try decodeAll(path)
-    #expect(Date().timeIntervalSince(start) < 10)
+    // Wall-clock by nature (giving up instead of grinding through the noise); wide margin for
+    // the whole suite running in parallel on 2 shared cores.
+    #expect(Date().timeIntervalSince(start) < 60)
     #expect(samples.count / 2 > 44100 / 2)  // the valid half second or more survives
     #expect(decoder.source.duration ?? 0 < 30)
     #expect(decoder.damageNote != nil)

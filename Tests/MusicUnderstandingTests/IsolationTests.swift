@@ -93,7 +93,9 @@ struct IsolationTests {
         job.cancel()
         let summary = await running.value
         #expect(summary.interrupted)
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // Wall-clock by nature (the hung worker is stopped instead of running to its time limit,
+        // 60 s or more); alone it takes well under a second, the margin covers the parallel suite.
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 
     @Test("Worker frames: round trip, partial frames wait, malformed streams are refused")

@@ -30,7 +30,7 @@ extension KeyResult.KeySignature {
     public var name: String { "\(tonic.letterName) \(mode.rawValue)" }
 
     /// The ID3v2 `TKEY` notation (ID3v2.4 §4.2.3), which DJ software also reads from Vorbis
-    /// `INITIALKEY` and MP4 `initialkey`: the tonic letter, `b` or `#`, and `m` for minor —
+    /// `INITIALKEY` and the MP4 freeform `----:com.apple.iTunes:INITIALKEY`: the tonic letter, `b` or `#`, and `m` for minor —
     /// `C`, `F#`, `Ebm`. At most three characters.
     public var standardNotation: String { tonic.letterName + (mode == .minor ? "m" : "") }
 

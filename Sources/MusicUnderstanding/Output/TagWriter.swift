@@ -36,7 +36,8 @@ public enum TagWriteError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Fields (through TagLib's property map, so each format gets its native frames):
 /// - `BPM`: the tempo rounded to an integer — ID3 `TBPM`, Vorbis/FLAC `BPM`, MP4 `tmpo`.
 /// - `INITIALKEY`: the main key, `Am`/`F#`/`Ebm` (ID3v2.4 `TKEY` notation) or its Camelot code
-///   (`8A`) — ID3 `TKEY`, Vorbis/FLAC `INITIALKEY`, MP4 freeform `----:com.apple.iTunes:initialkey`.
+///   (`8A`) — ID3 `TKEY`, Vorbis/FLAC `INITIALKEY`, MP4 freeform `----:com.apple.iTunes:INITIALKEY`
+///   (TagLib has no MP4 mapping for the key, so the property name is kept as written).
 /// - ReplayGain 2.0 track values (reference −18 LUFS, as rsgain and loudgain write them):
 ///   `REPLAYGAIN_TRACK_GAIN` = −18 − integrated loudness, `"-6.53 dB"`,
 ///   `REPLAYGAIN_TRACK_PEAK` = the sample peak as a linear amplitude, `"0.988553"` (the true peak
