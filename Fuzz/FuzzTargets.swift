@@ -68,8 +68,9 @@ public func cadenzaFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     case "pcm":
         guard bytes.count >= 2 else { return 0 }
         let rates = [8000, 11025, 22050, 44100, 48000, 96000, 4000, 768_000]
-        let format = RawPCMFormat(sampleFormat: bytes[0] & 1 == 0 ? .f32le : .s16le,
-                                  sampleRate: rates[Int(bytes[0] >> 1) % rates.count], channels: Int(bytes[1] % 8) + 1)
+        let format = RawPCMFormat(
+            sampleFormat: bytes[0] & 1 == 0 ? .f32le : .s16le,
+            sampleRate: rates[Int(bytes[0] >> 1) % rates.count], channels: Int(bytes[1] % 8) + 1)
         _ = FileManager.default.createFile(atPath: pcmPath, contents: Data(bytes.dropFirst(2)))
         _ = FileAnalyzer(types: [.loudness]).report(path: pcmPath, rawFormat: format)
     default:

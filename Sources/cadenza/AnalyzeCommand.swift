@@ -8,32 +8,44 @@ let availableAnalyses = AnalysisType.allCases.filter(\.isAvailable).map(\.rawVal
 /// The options of `cadenza analyze`, declared once.
 struct AnalyzeOptions: OptionGroup {
     let analyses = Option.analyses(help: "Comma-separated analyses: \(availableAnalyses) (default: all).")
-    let output = Option<String>(names: ["--output", "-o"], value: "dir",
-                                help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
-    let jobs = Option<Int>(names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
-                           range: 1...1024)
+    let output = Option<String>(
+        names: ["--output", "-o"], value: "dir",
+        help: "Write DIR/<input>.json per input (atomically) instead of NDJSON on stdout.")
+    let jobs = Option<Int>(
+        names: ["--jobs", "-j"], value: "n", help: "Inputs analysed in parallel (default: number of cores).",
+        range: 1...1024)
     let format = SharedOptions.format()
-    let writeTags = Flag(names: ["--write-tags"],
-                         help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
-    let truePeak = Flag(names: ["--true-peak"],
-                        help: "With --write-tags: the true peak in REPLAYGAIN_TRACK_PEAK instead of the sample peak.")
-    let album = Flag(names: ["--album"],
-                     help: "With --write-tags: also ReplayGain 2.0 album gain and peak, one album per folder.")
-    let keyNotation = SharedOptions.keyNotation("Key written by --write-tags and in rekordbox/traktor: standard (Am, F#; default), camelot (8A) or openkey (1m).")
-    let timeout = Option.positiveSeconds(names: ["--timeout"], value: "seconds",
-                                         help: "Time limit per input (default: 60 s plus half the audio's duration).")
-    let memoryLimit = Option<Int>(names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
-                                  range: 64...1_048_576)
+    let writeTags = Flag(
+        names: ["--write-tags"],
+        help: "Write BPM, initial key and ReplayGain 2.0 (Opus: R128_TRACK_GAIN) into each analysed file.")
+    let truePeak = Flag(
+        names: ["--true-peak"],
+        help: "With --write-tags: the true peak in REPLAYGAIN_TRACK_PEAK instead of the sample peak.")
+    let album = Flag(
+        names: ["--album"],
+        help: "With --write-tags: also ReplayGain 2.0 album gain and peak, one album per folder.")
+    let keyNotation = SharedOptions.keyNotation(
+        "Key written by --write-tags and in rekordbox/traktor: standard (Am, F#; default), camelot (8A) or openkey (1m).")
+    let timeout = Option.positiveSeconds(
+        names: ["--timeout"], value: "seconds",
+        help: "Time limit per input (default: 60 s plus half the audio's duration).")
+    let memoryLimit = Option<Int>(
+        names: ["--memory-limit"], value: "mb", help: "Memory per worker process in MB (default: 4096).",
+        range: 64...1_048_576)
     let noProgress = Flag(names: ["--no-progress"], help: "No progress bar or periodic progress lines on stderr (the summary stays).")
     let force = Flag(names: ["--force"], help: "With --output, analyse every input again even when its report is current.")
-    let shard = Option<Shard>(names: ["--shard"], value: "k/n",
-                              help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).",
-                              parsing: { (text) throws(Shard.ParseError) in try Shard(parsing: text) })
-    let tempoRange = Option<ClosedRange<Double>>(names: ["--tempo-range"], value: "low-high",
-                                                 help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).",
-                                                 parsing: { (text) throws(TempoRangeError) in try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) })
-    let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "file",
-                                                      help: "JSON file of settings that differ from the defaults (docs/configuration.md).") { (text, name) throws(UsageError) in
+    let shard = Option<Shard>(
+        names: ["--shard"], value: "k/n",
+        help: "Take only share K of N of the inputs (stable hash of each path relative to its folder).",
+        parsing: { (text) throws(Shard.ParseError) in try Shard(parsing: text) })
+    let tempoRange = Option<ClosedRange<Double>>(
+        names: ["--tempo-range"], value: "low-high",
+        help: "Fold the tempo by octaves into this BPM range, e.g. 70-140 (at least an octave wide).",
+        parsing: { (text) throws(TempoRangeError) in try RhythmAnalyzer.Configuration().parseFoldedTempoRange(text) })
+    let configuration = Option<AnalysisConfiguration>(
+        names: ["--configuration"], value: "file",
+        help: "JSON file of settings that differ from the defaults (docs/configuration.md)."
+    ) { (text, name) throws(UsageError) in
         // Read through a file handle, so a pipe (`--configuration <(...)`, /dev/stdin) works too.
         // At most `maximumSize` bytes are read: /dev/zero or an endless pipe is refused, not buffered.
         let limit = AnalysisConfiguration.maximumSize
@@ -47,15 +59,18 @@ struct AnalyzeOptions: OptionGroup {
             throw UsageError(description: "\(name) \(text): \(error)")
         }
     }
-    let allowProtocols = Option<Set<String>>(names: ["--allow-protocols"], value: "list",
-                                             help: "Also open inputs of these protocols or devices, e.g. http,https (default: files, folders and '-' only).") {
+    let allowProtocols = Option<Set<String>>(
+        names: ["--allow-protocols"], value: "list",
+        help: "Also open inputs of these protocols or devices, e.g. http,https (default: files, folders and '-' only)."
+    ) {
         (text, name) throws(UsageError) -> Set<String> in
         let names = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
         guard !names.isEmpty else { throw UsageError.invalidValue(text, for: name, expected: "a comma-separated list such as http,https") }
         return names
     }
-    let progressInterval = Option.positiveSeconds(names: ["--progress-interval"], value: "s",
-                                                  help: "Seconds between plain progress lines when stderr is not a terminal (default 30).")
+    let progressInterval = Option.positiveSeconds(
+        names: ["--progress-interval"], value: "s",
+        help: "Seconds between plain progress lines when stderr is not a terminal (default 30).")
     let frameRate = SharedOptions.frameRate()
     let markers = SharedOptions.markers()
 }
@@ -66,7 +81,8 @@ enum AnalyzeCommand {
     static let spec = CommandSpec<AnalyzeOptions>(
         name: "analyze",
         abstract: "Analyse audio files and folders (recursively).",
-        usage: "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags [--album] [--key-notation <notation>] [--true-peak]] [--tempo-range <low-high>] [--configuration <file>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
+        usage:
+            "cadenza analyze [--for <list>] [--format <format>] [--output <dir> [--force]] [--shard <k/n>] [--write-tags [--album] [--key-notation <notation>] [--true-peak]] [--tempo-range <low-high>] [--configuration <file>] [--jobs <n>] [--timeout <s>] [--memory-limit <mb>] [--no-progress] <path>...",
         discussion: """
             Inputs are files, folders (walked recursively; audio is found by extension or by probing the \
             content) or '-' for an encoded stream on standard input. Each input gives one report, or an \
@@ -102,20 +118,27 @@ enum AnalyzeCommand {
         var writer: FormattedReportWriter?
         if format != .ndjson {
             if let dir = args[\.output] {
-                do throws(BatchError) { try BatchJob.prepareOutputFolder(dir) } catch { Cadenza.usageFailure(error.description.replacingOccurrences(of: "cannot write to ", with: "cannot write to --output "), spec) }
+                do throws(BatchError) { try BatchJob.prepareOutputFolder(dir) } catch {
+                    Cadenza.usageFailure(error.description.replacingOccurrences(of: "cannot write to ", with: "cannot write to --output "), spec)
+                }
             }
-            let options = ExportOptions(frameRate: args[\.frameRate] ?? .pal, markers: args[\.markers] ?? [.sections, .bars],
-                                        keyNotation: args[\.keyNotation] ?? .standard)
-            writer = FormattedReportWriter(format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO),
-                                           options: options)
+            let options = ExportOptions(
+                frameRate: args[\.frameRate] ?? .pal, markers: args[\.markers] ?? [.sections, .bars],
+                keyNotation: args[\.keyNotation] ?? .standard)
+            writer = FormattedReportWriter(
+                format: format, destination: args[\.output].map { .directory($0) } ?? .stream(fileDescriptor: STDOUT_FILENO),
+                options: options)
         }
         let sink: ReportSink = writer.map { .formatted($0) } ?? args[\.output].map { .directory($0) } ?? .ndjson(fileDescriptor: STDOUT_FILENO)
         if args[\.force] && args[\.output] == nil { Cadenza.usageFailure("--force needs --output (it redoes reports kept in the folder)", spec) }
         let job: BatchJob
         // Tags go in before the report is written, which then records the tagged file's stamp.
         if args[\.album] && !args[\.writeTags] { Cadenza.usageFailure("--album needs --write-tags (it writes album gain tags)", spec) }
-        let tagger = args[\.writeTags] ? FileTagger(notation: args[\.keyNotation] ?? .standard,
-                                                           peak: args[\.truePeak] ? .truePeak : .sample) : nil
+        let tagger =
+            args[\.writeTags]
+            ? FileTagger(
+                notation: args[\.keyNotation] ?? .standard,
+                peak: args[\.truePeak] ? .truePeak : .sample) : nil
         var finishing: (@Sendable (Report) -> Report)?
         if let tagger { finishing = { report in tagger.tag(report) } }
         let types = requested.isEmpty ? AnalysisType.available : requested
@@ -129,8 +152,9 @@ enum AnalyzeCommand {
             ProcessReportProducer(executable: $0, types: types, configuration: configuration, workers: jobs, limits: limits)
         }
         do throws(BatchError) {
-            job = try BatchJob(paths: args.positionals, types: types, configuration: configuration, jobs: jobs, sink: sink,
-                               producer: producer, force: args[\.force], shard: args[\.shard], allowedProtocols: args[\.allowProtocols] ?? [], beforeWriting: finishing)
+            job = try BatchJob(
+                paths: args.positionals, types: types, configuration: configuration, jobs: jobs, sink: sink,
+                producer: producer, force: args[\.force], shard: args[\.shard], allowedProtocols: args[\.allowProtocols] ?? [], beforeWriting: finishing)
         } catch {
             switch error {
             case .unusableOutputFolder(let dir, let reason):
@@ -142,7 +166,9 @@ enum AnalyzeCommand {
             Cadenza.usageFailure("--format \(format.rawValue) holds one track: give --output <dir> for \(job.inputs.count) inputs", spec)
         }
         if job.discoveredInputs == 0 { printError("warning: no audio inputs found in \(sanitized(args.positionals.joined(separator: " ")))") }
-        let mode: ProgressDisplay.Mode = args[\.noProgress] ? .quiet
+        let mode: ProgressDisplay.Mode =
+            args[\.noProgress]
+            ? .quiet
             : isatty(STDERR_FILENO) == 1 ? .bar : .lines(interval: args[\.progressInterval] ?? 30)
         let progress = ProgressDisplay(total: job.inputs.count, mode: mode)
 
@@ -182,7 +208,8 @@ enum AnalyzeCommand {
             // Album tags changed files whose reports were written before: record their new stamp.
             for input in album.retaggedBeforeTheirReport() {
                 guard let reportPath = job.reportPath(for: input), var kept = readReport(reportPath),
-                      let stamp = FileStamp.of(path: input) else { continue }
+                    let stamp = FileStamp.of(path: input)
+                else { continue }
                 kept.source.size = stamp.size
                 kept.source.modified = stamp.modified
                 do throws(ReportSink.WriteError) { try sink.write(kept, reportPath: reportPath) } catch {
@@ -228,7 +255,9 @@ final class FileTagger: Sendable {
         do throws(TagWriteError) {
             return try TagWriter().tag(report, keyNotation: notation, peak: peak, extraTags: albumTags)
         } catch {
-            state.withLock { $0.failures += 1; $0.messages[report.source.path] = error.description }
+            state.withLock {
+                $0.failures += 1; $0.messages[report.source.path] = error.description
+            }
             return report
         }
     }
@@ -321,7 +350,11 @@ final class AlbumTagger: Sendable {
         guard let complete else { return [:] }
         guard complete.failed.isEmpty else {
             let count = complete.failed.count, total = complete.failed.count + complete.tracks.count
-            state.withLock { $0.messages.append("warning: no album gain for \(sanitized(folder)): \(count) of \(total) tracks have no loudness (\(sanitized(complete.failed[0]))\(count > 1 ? ", ..." : ""))") }
+            state.withLock {
+                $0.messages.append(
+                    "warning: no album gain for \(sanitized(folder)): \(count) of \(total) tracks have no loudness (\(sanitized(complete.failed[0]))\(count > 1 ? ", ..." : ""))"
+                )
+            }
             return [:]
         }
         var own: [String: String] = [:]

@@ -30,8 +30,10 @@ struct Option<Value: Sendable>: OptionDeclaration {
     let spec: OptionSpec
 
     /// An option whose text is converted by `convert` (which throws a ``UsageError`` naming the option).
-    init(names: [String], value: String, help: String,
-         convert: @escaping @Sendable (_ text: String, _ name: String) throws(UsageError) -> Value) {
+    init(
+        names: [String], value: String, help: String,
+        convert: @escaping @Sendable (_ text: String, _ name: String) throws(UsageError) -> Value
+    ) {
         spec = OptionSpec(names: names, value: value, help: help) { (text, name) throws(UsageError) -> any Sendable in
             try convert(text, name)
         }
@@ -85,8 +87,10 @@ extension Option where Value: RawRepresentable, Value.RawValue == String {
 extension Option {
     /// An option whose text is parsed by the library (`parse`); the library's error, as it
     /// describes itself, is the usage error.
-    init<Failure: Error & CustomStringConvertible>(names: [String], value: String, help: String,
-                                                  parsing parse: @escaping @Sendable (String) throws(Failure) -> Value) {
+    init<Failure: Error & CustomStringConvertible>(
+        names: [String], value: String, help: String,
+        parsing parse: @escaping @Sendable (String) throws(Failure) -> Value
+    ) {
         self.init(names: names, value: value, help: help) { (text, _) throws(UsageError) -> Value in
             do throws(Failure) { return try parse(text) } catch { throw UsageError(description: error.description) }
         }

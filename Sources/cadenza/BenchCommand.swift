@@ -3,8 +3,9 @@ import MusicUnderstanding
 
 /// The options of `cadenza bench`, declared once.
 struct BenchOptions: OptionGroup {
-    let repeats = Option<Int>(names: ["--repeat", "-r"], value: "n", help: "Runs per stage; the fastest counts (default 3).",
-                              range: 1...100)
+    let repeats = Option<Int>(
+        names: ["--repeat", "-r"], value: "n", help: "Runs per stage; the fastest counts (default 3).",
+        range: 1...100)
     let noPeer = Flag(names: ["--no-peer"], help: "Do not run ffmpeg's ebur128 filter for comparison.")
 }
 
@@ -33,10 +34,11 @@ enum BenchCommand {
             rows.append(try await bench.measureDecode(duration: duration))
             rows.append(try await bench.measureAnalysis([.loudness], duration: duration))
             if !args[\.noPeer], let ffmpeg = which("ffmpeg") {
-                rows.append(try await bench.measureCommand(
-                    "ffmpeg ebur128=peak=true (peer)", executable: ffmpeg,
-                    arguments: ["-nostdin", "-hide_banner", "-threads", "1", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],
-                    duration: duration))
+                rows.append(
+                    try await bench.measureCommand(
+                        "ffmpeg ebur128=peak=true (peer)", executable: ffmpeg,
+                        arguments: ["-nostdin", "-hide_banner", "-threads", "1", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"],
+                        duration: duration))
             }
             rows.append(try await bench.measureAnalysis([.rhythm], duration: duration))
             rows.append(try await bench.measureAnalysis([.rhythm, .key], duration: duration))
@@ -49,15 +51,19 @@ enum BenchCommand {
             print("| stage | CPU s | wall s | x real time |")
             print("|---|---:|---:|---:|")
             for r in rows {
-                print("| \(r.name) | \(String(format: "%.3f", r.cpuSeconds)) | \(String(format: "%.3f", r.wallSeconds)) | \(String(format: "%.0f", r.realTimeFactor)) |")
+                print(
+                    "| \(r.name) | \(String(format: "%.3f", r.cpuSeconds)) | \(String(format: "%.3f", r.wallSeconds)) | \(String(format: "%.0f", r.realTimeFactor)) |"
+                )
             }
             if let ours = rows.first(where: { $0.name == "decode + loudness" }),
-               let peer = rows.first(where: { $0.name.hasPrefix("ffmpeg") }) {
+                let peer = rows.first(where: { $0.name.hasPrefix("ffmpeg") })
+            {
                 print("\nLoudness speed vs ffmpeg ebur128: \(String(format: "%.2f", peer.cpuSeconds / max(ours.cpuSeconds, 1e-9)))x")
             }
             // Issue 9's budget: pace and instrument activity together add at most 50 % to rhythm.
             if let rhythm = rows.first(where: { $0.name == "decode + rhythm" }),
-               let both = rows.first(where: { $0.name == "decode + rhythm + pace + instrumentActivity" }) {
+                let both = rows.first(where: { $0.name == "decode + rhythm + pace + instrumentActivity" })
+            {
                 let added = 100 * (both.cpuSeconds / max(rhythm.cpuSeconds, 1e-9) - 1)
                 print("Pace + instrument activity add \(String(format: "%.0f", added)) % to rhythm (budget 50 %)")
             }

@@ -28,8 +28,9 @@ enum IndexCommand {
             let index = try CatalogIndex(path: db)
             let update = try index.update(reportFolders: args.positionals)
             for file in update.notReports { printError("warning: \(sanitized(file)): not a report, not indexed") }
-            _ = StandardStreams.writeOutput("\(db): \(update.added) added, \(update.updated) updated, \(update.removed) removed, \(update.unchanged) unchanged"
-                  + (update.notReports.isEmpty ? "" : ", \(update.notReports.count) not reports") + "\n")
+            _ = StandardStreams.writeOutput(
+                "\(db): \(update.added) added, \(update.updated) updated, \(update.removed) removed, \(update.unchanged) unchanged"
+                    + (update.notReports.isEmpty ? "" : ", \(update.notReports.count) not reports") + "\n")
             return 0
         } catch {
             printError("error: \(sanitized(error.description))")
@@ -40,7 +41,8 @@ enum IndexCommand {
 
 /// The options of `cadenza query`, declared once.
 struct QueryOptions: OptionGroup {
-    let bpm = Option<ClosedRange<Double>>(names: ["--bpm"], value: "lo-hi", help: "Tempo range, e.g. 118-126 (or one value).") { (text, name) throws(UsageError) in
+    let bpm = Option<ClosedRange<Double>>(names: ["--bpm"], value: "lo-hi", help: "Tempo range, e.g. 118-126 (or one value).") {
+        (text, name) throws(UsageError) in
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, low.isFinite, high.isFinite, low <= high else {
             throw UsageError.invalidValue(text, for: name, expected: "a range like 118-126")
@@ -57,10 +59,12 @@ struct QueryOptions: OptionGroup {
     let errors = Flag(names: ["--errors"], help: "Also list error records.")
     let limit = Option<Int>(names: ["--limit"], value: "n", help: "At most N rows.", range: 0...Int(Int32.max))
     let halfDouble = Flag(names: ["--half-double"], help: "With --bpm: also tracks at half or double the tempo.")
-    let sort = Option<CatalogSort>(names: ["--sort"], value: "order", help: "Row order: path (default), bpm, key (Camelot wheel 1A, 1B, 2A...) or energy.",
-                                   mistake: "unknown order", expected: "path, bpm, key or energy")
-    let format = Option<CatalogFormat>(names: ["--format", "-f"], value: "format", help: "table (default), ndjson or csv.",
-                                       mistake: "unknown format", expected: "table, ndjson or csv")
+    let sort = Option<CatalogSort>(
+        names: ["--sort"], value: "order", help: "Row order: path (default), bpm, key (Camelot wheel 1A, 1B, 2A...) or energy.",
+        mistake: "unknown order", expected: "path, bpm, key or energy")
+    let format = Option<CatalogFormat>(
+        names: ["--format", "-f"], value: "format", help: "table (default), ndjson or csv.",
+        mistake: "unknown format", expected: "table, ndjson or csv")
 }
 
 /// `cadenza query catalog.sqlite --bpm 118-126 --key 8A --compatible`: prints matching tracks.
@@ -68,7 +72,8 @@ enum QueryCommand {
     static let spec = CommandSpec<QueryOptions>(
         name: "query",
         abstract: "List tracks of a catalog index by tempo and key (harmonic mixing).",
-        usage: "cadenza query <db> [--bpm <lo-hi> [--half-double]] [--key <key>] [--compatible] [--errors] [--sort <order>] [--limit <n>] [--format table|ndjson|csv]",
+        usage:
+            "cadenza query <db> [--bpm <lo-hi> [--half-double]] [--key <key>] [--compatible] [--errors] [--sort <order>] [--limit <n>] [--format table|ndjson|csv]",
         discussion: """
             Rows are ordered by path, or by --sort. --bpm matches the tempo rounded to a whole number (120 \
             matches 119.96); --half-double also matches half and double tempo. Energy is Cadenza's own level \
@@ -87,8 +92,9 @@ enum QueryCommand {
         }
         do throws(CatalogError) {
             let index = try CatalogIndex(path: db, readOnly: true)
-            var query = CatalogQuery(bpm: args[\.bpm], camelot: args[\.key], compatible: args[\.compatible],
-                                     includeErrors: args[\.errors], limit: args[\.limit])
+            var query = CatalogQuery(
+                bpm: args[\.bpm], camelot: args[\.key], compatible: args[\.compatible],
+                includeErrors: args[\.errors], limit: args[\.limit])
             if args[\.halfDouble] && args[\.bpm] == nil { Cadenza.usageFailure("--half-double needs --bpm", spec) }
             query.halfAndDoubleTime = args[\.halfDouble]
             query.sort = args[\.sort] ?? .path

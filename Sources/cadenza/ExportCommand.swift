@@ -9,15 +9,18 @@ let reportFormatNames = ReportFormat.allCases.map(\.rawValue)
 enum SharedOptions {
     /// `--format`.
     static func format() -> Option<ReportFormat> {
-        Option<ReportFormat>(names: ["--format", "-f"], value: "format",
-                             help: "Output format: \(reportFormatNames.joined(separator: ", ")) (default ndjson; docs/formats.md).",
-                             mistake: "unknown format", expected: reportFormatNames.joined(separator: ", "))
+        Option<ReportFormat>(
+            names: ["--format", "-f"], value: "format",
+            help: "Output format: \(reportFormatNames.joined(separator: ", ")) (default ndjson; docs/formats.md).",
+            mistake: "unknown format", expected: reportFormatNames.joined(separator: ", "))
     }
 
     /// `--frame-rate`.
     static func frameRate() -> Option<FrameRate> {
-        Option<FrameRate>(names: ["--frame-rate"], value: "fps",
-                          help: "Frame rate of fcpxml, edl and kdenlive markers: 25 (default), 29.97, 30, 23.976, 30000/1001...") { (text, name) throws(UsageError) in
+        Option<FrameRate>(
+            names: ["--frame-rate"], value: "fps",
+            help: "Frame rate of fcpxml, edl and kdenlive markers: 25 (default), 29.97, 30, 23.976, 30000/1001..."
+        ) { (text, name) throws(UsageError) in
             guard let rate = FrameRate(parsing: text) else {
                 throw UsageError.invalidValue(text, for: name, expected: "frames per second such as 25, 29.97 or 30000/1001")
             }
@@ -27,8 +30,10 @@ enum SharedOptions {
 
     /// `--markers`.
     static func markers() -> Option<Set<MarkerKind>> {
-        Option<Set<MarkerKind>>(names: ["--markers"], value: "list",
-                                help: "Markers of fcpxml, edl and kdenlive: comma-separated sections, bars, beats (default sections,bars).") { (text, name) throws(UsageError) in
+        Option<Set<MarkerKind>>(
+            names: ["--markers"], value: "list",
+            help: "Markers of fcpxml, edl and kdenlive: comma-separated sections, bars, beats (default sections,bars)."
+        ) { (text, name) throws(UsageError) in
             var kinds = Set<MarkerKind>()
             for word in text.split(separator: ",") {
                 guard let kind = MarkerKind(rawValue: word.trimmingCharacters(in: .whitespaces)) else {
@@ -43,16 +48,18 @@ enum SharedOptions {
 
     /// `--key-notation`.
     static func keyNotation(_ help: String) -> Option<TagWriter.KeyNotation> {
-        Option<TagWriter.KeyNotation>(names: ["--key-notation"], value: "notation", help: help,
-                                      mistake: "unknown notation", expected: "standard, camelot or openkey")
+        Option<TagWriter.KeyNotation>(
+            names: ["--key-notation"], value: "notation", help: help,
+            mistake: "unknown notation", expected: "standard, camelot or openkey")
     }
 }
 
 /// The options of `cadenza export`, declared once.
 struct ExportCommandOptions: OptionGroup {
     let format = SharedOptions.format()
-    let output = Option<String>(names: ["--output", "-o"], value: "dir",
-                                help: "Write DIR/<input>.<suffix> per report (as analyze --output names them) instead of stdout.")
+    let output = Option<String>(
+        names: ["--output", "-o"], value: "dir",
+        help: "Write DIR/<input>.<suffix> per report (as analyze --output names them) instead of stdout.")
     let frameRate = SharedOptions.frameRate()
     let markers = SharedOptions.markers()
     let keyNotation = SharedOptions.keyNotation("Key in rekordbox and traktor: standard (Am; default), camelot (8A) or openkey (1m).")
@@ -94,8 +101,9 @@ enum ExportCommand {
         if format.isSingleTrack, reports.count > 1, args[\.output] == nil {
             Cadenza.usageFailure("--format \(format.rawValue) holds one track: give --output <dir> for \(reports.count) reports", spec)
         }
-        let options = ExportOptions(frameRate: args[\.frameRate] ?? .pal, markers: args[\.markers] ?? [.sections, .bars],
-                                    keyNotation: args[\.keyNotation] ?? .standard)
+        let options = ExportOptions(
+            frameRate: args[\.frameRate] ?? .pal, markers: args[\.markers] ?? [.sections, .bars],
+            keyNotation: args[\.keyNotation] ?? .standard)
         let writer: FormattedReportWriter
         var paths: [String: String] = [:]
         if let dir = args[\.output] {

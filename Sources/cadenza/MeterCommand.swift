@@ -3,15 +3,19 @@ import MusicUnderstanding
 
 /// The options of `cadenza meter`, declared once.
 struct MeterOptions: OptionGroup {
-    let format = Option<RawPCMFormat.SampleFormat>(names: ["--format", "-f"], value: "fmt",
-                                                   help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels).",
-                                                   expected: "f32le or s16le")
-    let rate = Option<Int>(names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input (4000 to 768000).",
-                           range: AudioDecoder.supportedSampleRates)
+    let format = Option<RawPCMFormat.SampleFormat>(
+        names: ["--format", "-f"], value: "fmt",
+        help: "Raw PCM on the input: f32le or s16le (needs --rate and --channels).",
+        expected: "f32le or s16le")
+    let rate = Option<Int>(
+        names: ["--rate", "-r"], value: "hz", help: "Sample rate of raw PCM input (4000 to 768000).",
+        range: AudioDecoder.supportedSampleRates)
     let channels = Option<Int>(names: ["--channels", "-c"], value: "n", help: "Interleaved channels of raw PCM input.", range: 1...64)
     let ndjson = Flag(names: ["--ndjson"], help: "Print NDJSON even when stdout is a terminal.")
-    let target = Option<Double>(names: ["--target", "-t"], value: "lufs",
-                                help: "Target loudness the display measures against: -23 (EBU R128, default), -24 (ATSC A/85), -16 or -14 (streaming).") {
+    let target = Option<Double>(
+        names: ["--target", "-t"], value: "lufs",
+        help: "Target loudness the display measures against: -23 (EBU R128, default), -24 (ATSC A/85), -16 or -14 (streaming)."
+    ) {
         (text, name) throws(UsageError) -> Double in
         guard let lufs = Double(text), lufs.isFinite, (-70.0...0.0).contains(lufs) else {
             throw UsageError.invalidValue(text, for: name, expected: "a loudness in LUFS from -70 to 0")
@@ -71,9 +75,11 @@ enum MeterCommand {
             printError("error: \(error)")
             return 1
         }
-        let colour = (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        let colour =
+            (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-        let display = (isatty(STDOUT_FILENO) == 1 && !args[\.ndjson])
+        let display =
+            (isatty(STDOUT_FILENO) == 1 && !args[\.ndjson])
             ? LiveDisplay(target: Float(args[\.target] ?? -23), colour: colour) : nil
         let latest = Locked<LoudnessResult?>(nil)
         let interrupt = SignalWatcher(signal: SIGINT) {
@@ -138,7 +144,8 @@ enum MeterCommand {
     static func emitLine(_ r: LoudnessResult) -> String? {
         let m = r.momentary.last?.value ?? -.infinity
         let s = r.shortTerm.last?.value ?? -.infinity
-        let line = "{\"time\":\(String(format: "%.1f", r.integrated.time)),\"momentary\":\(json(m)),\"shortTerm\":\(json(s)),\"integrated\":\(json(r.integrated.value)),\"loudnessRange\":\(json(r.loudnessRange)),\"truePeak\":\(json(r.truePeak))}\n"
+        let line =
+            "{\"time\":\(String(format: "%.1f", r.integrated.time)),\"momentary\":\(json(m)),\"shortTerm\":\(json(s)),\"integrated\":\(json(r.integrated.value)),\"loudnessRange\":\(json(r.loudnessRange)),\"truePeak\":\(json(r.truePeak))}\n"
         return StandardStreams.writeOutput(line)
     }
 }
@@ -191,7 +198,8 @@ final class LiveDisplay: Sendable {
         text += "\u{1B}[2K  target \(MeterCommand.level(target)) LUFS   \(scale())\n"
         text += row("Momentary", m, max: held.maxMomentary) + row("Short-term", s, max: held.maxShortTerm)
         text += row("Integrated", r.integrated.value, max: nil)
-        let deviation = r.integrated.value.isFinite
+        let deviation =
+            r.integrated.value.isFinite
             ? String(format: "%+.1f LU against the target", r.integrated.value - target) : "not yet measured"
         text += "\u{1B}[2K  Integrated \(deviation)\n"
         text += "\u{1B}[2K  Range      \(MeterCommand.level(r.loudnessRange).leftPad(6)) LU\n"

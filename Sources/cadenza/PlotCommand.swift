@@ -3,8 +3,9 @@ import MusicUnderstanding
 
 /// The options of `cadenza plot`, declared once.
 struct PlotOptions: OptionGroup {
-    let output = Option<String>(names: ["--output", "-o"], value: "file",
-                                help: "The picture: FILE.html (a self-contained page) or FILE.svg (default: <input name>.html).")
+    let output = Option<String>(
+        names: ["--output", "-o"], value: "file",
+        help: "The picture: FILE.html (a self-contained page) or FILE.svg (default: <input name>.html).")
 }
 
 /// `cadenza plot FILE -o report.html`: analyses an audio file (all analyses) or reads an existing

@@ -82,7 +82,8 @@ final class ProgressDisplay: Sendable {
         let p = s.progress
         let width = 20
         let filled = min(width, Int(p.fraction * Double(width)))
-        let bar = String(repeating: "=", count: filled) + (filled < width ? ">" : "")
+        let bar =
+            String(repeating: "=", count: filled) + (filled < width ? ">" : "")
             + String(repeating: " ", count: max(0, width - filled - 1))
         var line = "[\(bar)] " + Self.status(p)
         if let last = p.lastPath { line += " " + sanitized((last as NSString).lastPathComponent) }

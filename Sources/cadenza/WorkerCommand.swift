@@ -8,7 +8,8 @@ struct WorkerOptions: OptionGroup {
         guard let n = UInt64(text), n > 0 else { throw UsageError(description: "invalid value '\(text)' for \(name)") }
         return n
     }
-    let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "json", help: "Analysis settings as JSON.") { (text, name) throws(UsageError) in
+    let configuration = Option<AnalysisConfiguration>(names: ["--configuration"], value: "json", help: "Analysis settings as JSON.") {
+        (text, name) throws(UsageError) in
         guard let c = AnalysisConfiguration(json: text) else { throw UsageError(description: "invalid value for \(name): not an analysis configuration") }
         return c
     }
@@ -23,8 +24,9 @@ enum WorkerCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let args = Cadenza.parse(arguments, spec)
-        return ReportWorker.serve(types: args[\.analyses] ?? AnalysisType.available,
-                                  configuration: args[\.configuration] ?? AnalysisConfiguration(),
-                                  addressSpaceLimit: args[\.addressSpace])
+        return ReportWorker.serve(
+            types: args[\.analyses] ?? AnalysisType.available,
+            configuration: args[\.configuration] ?? AnalysisConfiguration(),
+            addressSpaceLimit: args[\.addressSpace])
     }
 }

@@ -14,10 +14,10 @@ import Testing
     func folderOfGoodAndBadInputs() async throws {
         let work = try ScratchFolder()
         try work.copy("tone_2s_stereo.flac", to: "in/good.flac")
-        try work.copy("truncated.mp3", to: "in/sub/damaged.mp3")     // partly decodes: a report with a warning
-        try work.copy("random_bytes.flac", to: "in/bad.flac")        // an error record
-        try work.copy("notes.mp3", to: "in/sub/notes.mp3")           // an error record
-        let outDir = work.path("out/nested")                          // created by the job
+        try work.copy("truncated.mp3", to: "in/sub/damaged.mp3")  // partly decodes: a report with a warning
+        try work.copy("random_bytes.flac", to: "in/bad.flac")  // an error record
+        try work.copy("notes.mp3", to: "in/sub/notes.mp3")  // an error record
+        let outDir = work.path("out/nested")  // created by the job
 
         let job = try BatchJob(paths: [work.path("in")], types: [.loudness], jobs: 2, sink: .directory(outDir))
         #expect(job.inputs.count == 4)
@@ -46,8 +46,10 @@ import Testing
 
     @Test("Every input good: exit status 0; NDJSON sink that cannot be written: the job stops at the first write error, exit status 3")
     func summariesAndWriteFailures() async throws {
-        let inputs = [CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff").path,
-                      CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path]
+        let inputs = [
+            CLI.fixtures.appendingPathComponent("tone_44k_stereo.aiff").path,
+            CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac").path,
+        ]
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
         let ok = try BatchJob(paths: inputs, types: [.loudness], jobs: 2, sink: .ndjson(fileDescriptor: devNull))
@@ -105,8 +107,9 @@ import Testing
         try work.copy("tone_2s_stereo.flac", to: "later/a.flac")
         try work.copy("tone_44k_stereo.aiff", to: "later/b.aiff")
         let recorder = CountingProducer(wrapping: ThreadPoolReportProducer(analyzer: FileAnalyzer(types: [.loudness]), threads: 2))
-        let job = try BatchJob(paths: streams.map(\.path) + [work.path("later")], types: [.loudness], jobs: 2,
-                               sink: .directory(work.path("out")), producer: recorder, cancellationGrace: .seconds(3600))
+        let job = try BatchJob(
+            paths: streams.map(\.path) + [work.path("later")], types: [.loudness], jobs: 2,
+            sink: .directory(work.path("out")), producer: recorder, cancellationGrace: .seconds(3600))
         let events = Events()
         let running = Task { await job.run { events.add($0) } }
         await recorder.waitForCalls(2)
@@ -132,8 +135,9 @@ import Testing
         let work = try ScratchFolder()
         try work.copy("tone_2s_stereo.flac", to: "a.flac")
         let producer = StallingProducer()  // returns only when released, whatever the token says
-        let job = try BatchJob(paths: [work.path("a.flac")], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
-                               producer: producer, cancellationGrace: .milliseconds(300))
+        let job = try BatchJob(
+            paths: [work.path("a.flac")], types: [.loudness], jobs: 1, sink: .directory(work.path("out")),
+            producer: producer, cancellationGrace: .milliseconds(300))
         let running = Task { await job.run() }
         await producer.started.wait(atLeast: 1)
         job.cancel()
@@ -198,7 +202,11 @@ import Testing
         // (2 threads on a 2-core machine), these tasks could never run and the test would hang.
         // No clock: completing at all is the assertion.
         let finished = await withTaskGroup(of: Int.self) { group in
-            for i in 0..<8 { group.addTask { await Task.yield(); return i } }
+            for i in 0..<8 {
+                group.addTask {
+                    await Task.yield(); return i
+                }
+            }
             return await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
         #expect(finished == Set(0..<8))
@@ -258,7 +266,6 @@ private final class CountingProducer: ReportProducer {
         await started.wait(atLeast: n)
     }
 }
-
 
 /// An input that stalls and ignores its cancellation token (as a read blocked in the kernel
 /// does) until the test releases it.

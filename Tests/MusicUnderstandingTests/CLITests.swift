@@ -89,27 +89,29 @@ struct CLITests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    @Test("Usage errors: exit 2, nothing analysed, a message naming the option", arguments: [
-        UsageCase(arguments: ["analyze", "--bogus", "Fixtures"], mentions: ["--bogus"]),
-        UsageCase(arguments: ["analyze", "--jobs", "0", "Fixtures"], mentions: ["--jobs", "'0'"]),
-        UsageCase(arguments: ["analyze", "--jobs", "many", "Fixtures"], mentions: ["--jobs", "'many'"]),
-        UsageCase(arguments: ["analyze", "Fixtures", "--jobs"], mentions: ["--jobs"]),
-        UsageCase(arguments: ["analyze", "--for", "tempo", "Fixtures"], mentions: ["unknown analysis 'tempo'"]),
-        UsageCase(arguments: ["analyze", "--for", ",", "Fixtures"], mentions: ["at least one analysis"]),
-        UsageCase(arguments: ["analyze", "--for", "bogus", "Fixtures"], mentions: ["--for", "bogus"]),
-        UsageCase(arguments: ["analyze", "--output", "Fixtures/README.md/out", "Fixtures"], mentions: ["--output", "Fixtures/README.md/out"]),
-        UsageCase(arguments: ["analyze"], mentions: ["no input"]),
-        UsageCase(arguments: ["meter", "--format", "f64le", "--rate", "48000", "--channels", "2"], mentions: ["--format", "f64le"]),
-        UsageCase(arguments: ["meter", "--format", "f32le"], mentions: ["--rate", "--channels"]),
-        UsageCase(arguments: ["meter", "--format", "s16le", "--rate", "0", "--channels", "2"], mentions: ["--rate"]),
-        UsageCase(arguments: ["meter", "--target", "5", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'5'"]),
-        UsageCase(arguments: ["meter", "--target", "nan", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'nan'"]),
-        UsageCase(arguments: ["bench", "--repeat", "0", "Fixtures/tone_alac.m4a"], mentions: ["--repeat"]),
-        UsageCase(arguments: ["frobnicate"], mentions: ["frobnicate"]),
-        UsageCase(arguments: ["analyze", "--tempo-range", "100-150", "Fixtures"], mentions: ["100-150", "octave"]),
-        UsageCase(arguments: ["analyze", "--tempo-range", "20-300", "Fixtures"], mentions: ["20-300", "40-240"]),
-        UsageCase(arguments: ["analyze", "--tempo-range", "fast", "Fixtures"], mentions: ["'fast'", "70-140"]),
-    ])
+    @Test(
+        "Usage errors: exit 2, nothing analysed, a message naming the option",
+        arguments: [
+            UsageCase(arguments: ["analyze", "--bogus", "Fixtures"], mentions: ["--bogus"]),
+            UsageCase(arguments: ["analyze", "--jobs", "0", "Fixtures"], mentions: ["--jobs", "'0'"]),
+            UsageCase(arguments: ["analyze", "--jobs", "many", "Fixtures"], mentions: ["--jobs", "'many'"]),
+            UsageCase(arguments: ["analyze", "Fixtures", "--jobs"], mentions: ["--jobs"]),
+            UsageCase(arguments: ["analyze", "--for", "tempo", "Fixtures"], mentions: ["unknown analysis 'tempo'"]),
+            UsageCase(arguments: ["analyze", "--for", ",", "Fixtures"], mentions: ["at least one analysis"]),
+            UsageCase(arguments: ["analyze", "--for", "bogus", "Fixtures"], mentions: ["--for", "bogus"]),
+            UsageCase(arguments: ["analyze", "--output", "Fixtures/README.md/out", "Fixtures"], mentions: ["--output", "Fixtures/README.md/out"]),
+            UsageCase(arguments: ["analyze"], mentions: ["no input"]),
+            UsageCase(arguments: ["meter", "--format", "f64le", "--rate", "48000", "--channels", "2"], mentions: ["--format", "f64le"]),
+            UsageCase(arguments: ["meter", "--format", "f32le"], mentions: ["--rate", "--channels"]),
+            UsageCase(arguments: ["meter", "--format", "s16le", "--rate", "0", "--channels", "2"], mentions: ["--rate"]),
+            UsageCase(arguments: ["meter", "--target", "5", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'5'"]),
+            UsageCase(arguments: ["meter", "--target", "nan", "Fixtures/tone_alac.m4a"], mentions: ["--target", "'nan'"]),
+            UsageCase(arguments: ["bench", "--repeat", "0", "Fixtures/tone_alac.m4a"], mentions: ["--repeat"]),
+            UsageCase(arguments: ["frobnicate"], mentions: ["frobnicate"]),
+            UsageCase(arguments: ["analyze", "--tempo-range", "100-150", "Fixtures"], mentions: ["100-150", "octave"]),
+            UsageCase(arguments: ["analyze", "--tempo-range", "20-300", "Fixtures"], mentions: ["20-300", "40-240"]),
+            UsageCase(arguments: ["analyze", "--tempo-range", "fast", "Fixtures"], mentions: ["'fast'", "70-140"]),
+        ])
     func usageError(_ usage: UsageCase) async throws {
         let run = try await CLI.run(usage.arguments)
         #expect(run.status == 2, "stderr: \(run.err)")
@@ -170,8 +172,9 @@ struct CLITests {
         let analyzer = try #require(try CLI.object(run.lines.first ?? "")["analyzer"] as? [String: Any])
         #expect((analyzer["configuration"] as? String)?.hasPrefix("custom-") == true)
         // A pipe works as the file (`--configuration <(...)`, /dev/stdin): the same settings, the same id.
-        let piped = try await CLI.run(["analyze", "--for", "loudness", "--no-progress", "--configuration", "/dev/stdin", "Fixtures/tone_2s_stereo.flac"],
-                                      stdin: Data(#"{"rhythm": {"meters": [3], "foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}"#.utf8))
+        let piped = try await CLI.run(
+            ["analyze", "--for", "loudness", "--no-progress", "--configuration", "/dev/stdin", "Fixtures/tone_2s_stereo.flac"],
+            stdin: Data(#"{"rhythm": {"meters": [3], "foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}"#.utf8))
         let pipedAnalyzer = try #require(try CLI.object(piped.lines.first ?? "")["analyzer"] as? [String: Any])
         #expect(piped.status == 0 && pipedAnalyzer["configuration"] as? String == analyzer["configuration"] as? String, "\(piped.err)")
         // The library's merge: only the named settings change.
@@ -179,24 +182,26 @@ struct CLITests {
         var expected = AnalysisConfiguration()
         expected.rhythm.meters = [3]
         #expect(merged == expected)
-        for (name, json, mention) in [("typo.json", #"{"rhythm": {"meter": [3]}}"#, "unknown setting 'rhythm.meter'"),
-                                      ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
-                                      ("bpm.json", #"{"rhythm": {"maximumBeatBPM": 30}}"#, "maximumBeatBPM (30.0)"),
-                                      ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
-                                      ("list.json", "[1, 2]", "not a JSON object"),
-                                      // Settings that size buffers or divide: refused once, naming the setting,
-                                      // instead of crashing, hanging or exhausting memory on every input.
-                                      ("frame0.json", #"{"features": {"frameSize": 0}}"#, "features.frameSize: 0 is outside"),
-                                      ("frameHuge.json", #"{"features": {"frameSize": 1073741824}}"#, "features.frameSize"),
-                                      ("hopNegative.json", #"{"features": {"hopSize": -256}}"#, "features.hopSize: -256"),
-                                      ("hop0.json", #"{"features": {"hopSize": 0}}"#, "features.hopSize: 0"),
-                                      ("hopOverFrame.json", #"{"features": {"frameSize": 512, "hopSize": 1024}}"#, "must not exceed features.frameSize"),
-                                      ("bands.json", #"{"mel": {"bandCount": 1e8}}"#, "mel.bandCount"),
-                                      ("rate.json", #"{"features": {"sampleRate": 0}}"#, "features.sampleRate: 0"),
-                                      ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.meters"),
-                                      ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.meters"),
-                                      ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.meters"),
-                                      ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'")] {
+        for (name, json, mention) in [
+            ("typo.json", #"{"rhythm": {"meter": [3]}}"#, "unknown setting 'rhythm.meter'"),
+            ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
+            ("bpm.json", #"{"rhythm": {"maximumBeatBPM": 30}}"#, "maximumBeatBPM (30.0)"),
+            ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
+            ("list.json", "[1, 2]", "not a JSON object"),
+            // Settings that size buffers or divide: refused once, naming the setting,
+            // instead of crashing, hanging or exhausting memory on every input.
+            ("frame0.json", #"{"features": {"frameSize": 0}}"#, "features.frameSize: 0 is outside"),
+            ("frameHuge.json", #"{"features": {"frameSize": 1073741824}}"#, "features.frameSize"),
+            ("hopNegative.json", #"{"features": {"hopSize": -256}}"#, "features.hopSize: -256"),
+            ("hop0.json", #"{"features": {"hopSize": 0}}"#, "features.hopSize: 0"),
+            ("hopOverFrame.json", #"{"features": {"frameSize": 512, "hopSize": 1024}}"#, "must not exceed features.frameSize"),
+            ("bands.json", #"{"mel": {"bandCount": 1e8}}"#, "mel.bandCount"),
+            ("rate.json", #"{"features": {"sampleRate": 0}}"#, "features.sampleRate: 0"),
+            ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.meters"),
+            ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.meters"),
+            ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.meters"),
+            ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
+        ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])
             #expect(bad.status == 2 && bad.stdout.isEmpty && bad.err.contains(mention), "\(name): \(bad.err)")
         }
@@ -219,11 +224,13 @@ struct CLITests {
         #expect(allowed.status == 0 && allowed.lines.count == 1, "\(allowed.err)")
     }
 
-    @Test("--help lists every option of the command and exits 0", arguments: [
-        ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--tempo-range", "--help"]),
-        ("meter", ["--format", "--rate", "--channels", "--ndjson", "--target", "--realtime", "--help"]),
-        ("bench", ["--repeat", "--no-peer", "--help"]),
-    ])
+    @Test(
+        "--help lists every option of the command and exits 0",
+        arguments: [
+            ("analyze", ["--for", "--output", "--jobs", "--no-progress", "--tempo-range", "--help"]),
+            ("meter", ["--format", "--rate", "--channels", "--ndjson", "--target", "--realtime", "--help"]),
+            ("bench", ["--repeat", "--no-peer", "--help"]),
+        ])
     func help(_ command: String, _ options: [String]) async throws {
         for flag in ["--help", "-h"] {
             let run = try await CLI.run([command, flag])
@@ -252,7 +259,7 @@ struct CLITests {
         try fm.copyItem(at: CLI.fixtures.appendingPathComponent("tone_2s_stereo.opus"), to: work.appendingPathComponent("in/c.opus"))
         try fm.copyItem(at: CLI.fixtures.appendingPathComponent("notes.mp3"), to: work.appendingPathComponent("in/b.mp3"))
         try Data("{}".utf8).write(to: work.appendingPathComponent("in/sub/a.wav.json"))  // a sidecar: skipped
-        try Data("x".utf8).write(to: work.appendingPathComponent("in/.hidden.wav"))      // hidden: skipped
+        try Data("x".utf8).write(to: work.appendingPathComponent("in/.hidden.wav"))  // hidden: skipped
 
         let run = try await CLI.run(["analyze", "--for", "loudness", "--output", "out", "in"], in: work)
         #expect(run.status == 1, "in/b.mp3 is not audio")
@@ -260,10 +267,11 @@ struct CLITests {
         #expect(run.err.contains("in/b.mp3"), "the failed input is named on stderr: \(run.err)")
 
         let out = work.appendingPathComponent("out")
-        let written = Set((fm.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).filter { name in
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: out.appendingPathComponent(name).path, isDirectory: &isDirectory) && !isDirectory.boolValue
-        })
+        let written = Set(
+            (fm.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).filter { name in
+                var isDirectory: ObjCBool = false
+                return fm.fileExists(atPath: out.appendingPathComponent(name).path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            })
         #expect(written == ["in/b.mp3.json", "in/c.opus.json", "in/sub/a.wav.json"], "exactly one file per input, no temporary files")
         let validator = try SchemaValidator.reportSchema()
         for name in written {
@@ -293,8 +301,9 @@ struct CLITests {
         #expect(!run.err.contains("NSCocoaErrorDomain"), "a readable reason, not a Foundation error dump: \(run.err)")
     }
 
-    @Test("NDJSON to a full disk (/dev/full): the report's failure is named on stderr, the batch stops, exit 3",
-          .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full (Linux)"))
+    @Test(
+        "NDJSON to a full disk (/dev/full): the report's failure is named on stderr, the batch stops, exit 3",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full (Linux)"))
     func stdoutWriteFailure() async throws {
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         defer { try? full.close() }
@@ -347,8 +356,9 @@ struct CLITests {
     @Test("'-' analyses an encoded stream piped to standard input")
     func encodedStdin() async throws {
         let expected = try #require(try FixtureExpectations.load().good["tone_2s_stereo.flac"])
-        let run = try await CLI.run(["analyze", "--for", "loudness", "-"],
-                                    stdin: try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac")))
+        let run = try await CLI.run(
+            ["analyze", "--for", "loudness", "-"],
+            stdin: try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_2s_stereo.flac")))
         #expect(run.status == 0, "\(run.err)")
         try #require(run.lines.count == 1)
         #expect(try SchemaValidator.reportSchema().validate(Data(run.lines[0].utf8)).isEmpty)
@@ -363,7 +373,9 @@ struct CLITests {
         let work = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
         defer { try? fm.removeItem(at: work) }
         try fm.createDirectory(at: work, withIntermediateDirectories: true)
-        let run = try await CLI.run(["analyze", "--for", "loudness", "--output", "out", "-"], stdin: try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_alac.m4a")), in: work)
+        let run = try await CLI.run(
+            ["analyze", "--for", "loudness", "--output", "out", "-"], stdin: try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_alac.m4a")),
+            in: work)
         #expect(run.status == 0, "\(run.err)")
         #expect(try fm.contentsOfDirectory(atPath: work.appendingPathComponent("out").path) == ["stdin.json"])
         let data = try Data(contentsOf: work.appendingPathComponent("out/stdin.json"))
@@ -454,12 +466,13 @@ struct CLITests {
 
     // MARK: interrupt
 
-    @Test("Ctrl-C ends analyze (status 130) and meter (status 0) within seconds even when the input stalls",
-          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"),
-          arguments: [
-        (["analyze", "--for", "loudness", "-"], Int32(130)),
-        (["meter", "--format", "f32le", "--rate", "48000", "--channels", "2"], Int32(0)),
-    ])
+    @Test(
+        "Ctrl-C ends analyze (status 130) and meter (status 0) within seconds even when the input stalls",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"),
+        arguments: [
+            (["analyze", "--for", "loudness", "-"], Int32(130)),
+            (["meter", "--format", "f32le", "--rate", "48000", "--channels", "2"], Int32(0)),
+        ])
     func interruptOnStalledInput(_ arguments: [String], _ status: Int32) async throws {
         let run = try await CLI.run(arguments, stdin: Data(), keepStdinOpen: true, interruptWhenReady: true, timeout: 20)
         #expect(!run.timedOut, "still running 20 s after SIGINT")
@@ -467,14 +480,16 @@ struct CLITests {
         if status == 130 { #expect(run.err.contains("interrupted")) }
     }
 
-    @Test("Ctrl-C with --output while one input stalls: status 130, the count on stderr, only complete reports in the folder",
-          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"))
+    @Test(
+        "Ctrl-C with --output while one input stalls: status 130, the count on stderr, only complete reports in the folder",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs /proc to see when the handler is installed"))
     func interruptWithOutputFolder() async throws {
         let fm = FileManager.default
         let out = fm.temporaryDirectory.appendingPathComponent("cadenza-cli-\(UUID().uuidString)")
         defer { try? fm.removeItem(at: out) }
-        let run = try await CLI.run(["analyze", "--for", "loudness", "--jobs", "2", "--output", out.path, "Fixtures/tone_2s_stereo.flac", "-"],
-                                    stdin: Data(), keepStdinOpen: true, interruptWhenReady: true, timeout: 20)
+        let run = try await CLI.run(
+            ["analyze", "--for", "loudness", "--jobs", "2", "--output", out.path, "Fixtures/tone_2s_stereo.flac", "-"],
+            stdin: Data(), keepStdinOpen: true, interruptWhenReady: true, timeout: 20)
         #expect(!run.timedOut, "still running 20 s after SIGINT")
         #expect(run.status == 130, "stderr: \(run.err)")
         #expect(run.err.contains("interrupted:") && run.err.contains("of 2 inputs analysed"), "\(run.err)")
@@ -557,7 +572,9 @@ struct FixtureExpectations: Decodable {
                 let i = CLI.number(measured)
                 #expect(abs(i - integrated) <= integratedTolerance, "\(name) integrated \(i), ffmpeg \(integrated)", sourceLocation: sourceLocation)
             } else {
-                #expect(measured is NSNull, "\(name) is shorter than one 400 ms block: integrated null, not \(measured ?? "absent")", sourceLocation: sourceLocation)
+                #expect(
+                    measured is NSNull, "\(name) is shorter than one 400 ms block: integrated null, not \(measured ?? "absent")", sourceLocation: sourceLocation
+                )
             }
             let tp = CLI.number(loudness["truePeak"])
             #expect(abs(tp - truePeak) <= truePeakTolerance, "\(name) true peak \(tp), ffmpeg \(truePeak)", sourceLocation: sourceLocation)
@@ -574,7 +591,9 @@ struct FixtureExpectations: Decodable {
         func check(_ report: [String: Any], path: String, sourceLocation: SourceLocation = #_sourceLocation) {
             let error = report["error"] as? [String: Any]
             #expect(error?["code"] as? String == code, "\(path): code \(error?["code"] ?? "none")", sourceLocation: sourceLocation)
-            #expect((error?["message"] as? String)?.contains(path) == true, "the message names the file: \(error?["message"] ?? "")", sourceLocation: sourceLocation)
+            #expect(
+                (error?["message"] as? String)?.contains(path) == true, "the message names the file: \(error?["message"] ?? "")", sourceLocation: sourceLocation
+            )
             #expect(report["loudness"] == nil, "\(path): no analysis in an error record", sourceLocation: sourceLocation)
         }
     }
@@ -585,7 +604,8 @@ struct FixtureExpectations: Decodable {
     var skipped: [String: Bad]
 
     static func load() throws -> FixtureExpectations {
-        try JSONDecoder().decode(Self.self, from: Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/MusicUnderstandingTests/Resources/fixtures-expected.json")))
+        try JSONDecoder().decode(
+            Self.self, from: Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/MusicUnderstandingTests/Resources/fixtures-expected.json")))
     }
 }
 
@@ -619,8 +639,9 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    /// The fixtures folder analysed once, shared by the tests that look at it.
-    static let fixtureFolderRun = Task { try await run(["analyze", "--for", "loudness", "--no-progress", "Fixtures"], timeout: 240) }  // a debug build under the whole suite on 2 shared cores
+    /// The fixtures folder analysed once, shared by the tests that look at it (a 240 s limit: a
+    /// debug build under the whole suite on 2 shared cores).
+    static let fixtureFolderRun = Task { try await run(["analyze", "--for", "loudness", "--no-progress", "Fixtures"], timeout: 240) }
 
     /// Whether `stderr` is exactly the one summary line `cadenza analyze` always ends with.
     static func onlySummary(_ stderr: String) -> Bool {
@@ -642,18 +663,22 @@ enum CLI {
     /// (a stalled stream); with `interruptWhenReady` SIGINT is sent once the process has installed
     /// its handler. `stdoutTo` replaces the captured standard output (e.g. /dev/full).
     /// A run still going after `timeout` seconds is killed and marked `timedOut`.
-    static func run(_ arguments: [String], stdin: Data? = nil, in directory: URL = packageRoot,
-                    keepStdinOpen: Bool = false, interruptWhenReady: Bool = false, stdoutTo: FileHandle? = nil,
-                    timeout: Double = 60) async throws -> CommandRun {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, in directory: URL = packageRoot,
+        keepStdinOpen: Bool = false, interruptWhenReady: Bool = false, stdoutTo: FileHandle? = nil,
+        timeout: Double = 60
+    ) async throws -> CommandRun {
         let executable = try #require(executable)
         return try await withCheckedThrowingContinuation { continuation in
             // Blocking waits get threads of their own: not the cooperative pool, and not Dispatch's
             // (whose width is the core count; it adds threads for blocked ones only slowly).
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try runBlocking(executable, arguments, stdin: stdin, in: directory, keepStdinOpen: keepStdinOpen,
-                                    interruptWhenReady: interruptWhenReady, stdoutTo: stdoutTo, timeout: timeout)
-                })
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(
+                            executable, arguments, stdin: stdin, in: directory, keepStdinOpen: keepStdinOpen,
+                            interruptWhenReady: interruptWhenReady, stdoutTo: stdoutTo, timeout: timeout)
+                    })
             }
         }
     }
@@ -662,8 +687,10 @@ enum CLI {
         let data = Locked(Data())
     }
 
-    private static func runBlocking(_ executable: URL, _ arguments: [String], stdin: Data?, in directory: URL,
-                                    keepStdinOpen: Bool, interruptWhenReady: Bool, stdoutTo: FileHandle?, timeout: Double) throws -> CommandRun {
+    private static func runBlocking(
+        _ executable: URL, _ arguments: [String], stdin: Data?, in directory: URL,
+        keepStdinOpen: Bool, interruptWhenReady: Bool, stdoutTo: FileHandle?, timeout: Double
+    ) throws -> CommandRun {
         signal(SIGPIPE, SIG_IGN)  // a child that exits early must not take the test runner down with EPIPE
         let process = Process()
         process.executableURL = executable
@@ -709,8 +736,9 @@ enum CLI {
         if keepStdinOpen { try? inPipe.fileHandleForWriting.close() }
         if stdoutTo != nil { try? outPipe.fileHandleForWriting.close() }  // the reader gets EOF
         readers.wait()
-        return CommandRun(status: process.terminationStatus, stdout: out.data.withLock { $0 },
-                          stderr: err.data.withLock { $0 }, timedOut: timedOut)
+        return CommandRun(
+            status: process.terminationStatus, stdout: out.data.withLock { $0 },
+            stderr: err.data.withLock { $0 }, timedOut: timedOut)
     }
 
     /// Whether the process catches SIGINT (its handler is installed: SigCgt in /proc/PID/status).

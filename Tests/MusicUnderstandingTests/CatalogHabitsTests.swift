@@ -19,13 +19,14 @@ import Testing
     @Test("--bpm 120 matches the tempo rounded to 120 (119.96, not 120.6); half/double time adds 60.1 and 240")
     func bpmMatching() throws {
         let scratch = try ScratchFolder()
-        let index = try Self.index([
-            Self.report("m/a.mp3", bpm: 119.96, key: (.a, .minor), lufs: -14),
-            Self.report("m/b.mp3", bpm: 120.6, key: (.a, .minor), lufs: -14),
-            Self.report("m/c.mp3", bpm: 60.1, key: (.a, .minor), lufs: -14),
-            Self.report("m/d.mp3", bpm: 240, key: (.a, .minor), lufs: -14),
-            Self.report("m/e.mp3", bpm: 90, key: (.a, .minor), lufs: -14),
-        ], in: scratch)
+        let index = try Self.index(
+            [
+                Self.report("m/a.mp3", bpm: 119.96, key: (.a, .minor), lufs: -14),
+                Self.report("m/b.mp3", bpm: 120.6, key: (.a, .minor), lufs: -14),
+                Self.report("m/c.mp3", bpm: 60.1, key: (.a, .minor), lufs: -14),
+                Self.report("m/d.mp3", bpm: 240, key: (.a, .minor), lufs: -14),
+                Self.report("m/e.mp3", bpm: 90, key: (.a, .minor), lufs: -14),
+            ], in: scratch)
         #expect(try index.entries(matching: CatalogQuery(bpm: 120...120)).map(\.path) == ["m/a.mp3"])
         var query = CatalogQuery(bpm: 120...120)
         query.halfAndDoubleTime = true
@@ -39,9 +40,9 @@ import Testing
     func sorting() throws {
         let scratch = try ScratchFolder()
         let reports = [
-            Self.report("m/a.mp3", bpm: 128, key: (.e, .major), lufs: -6),      // 12B
-            Self.report("m/b.mp3", bpm: 100, key: (.eFlat, .minor), lufs: -20), // 2A
-            Self.report("m/c.mp3", bpm: 115, key: (.a, .minor), lufs: -12),     // 8A
+            Self.report("m/a.mp3", bpm: 128, key: (.e, .major), lufs: -6),  // 12B
+            Self.report("m/b.mp3", bpm: 100, key: (.eFlat, .minor), lufs: -20),  // 2A
+            Self.report("m/c.mp3", bpm: 115, key: (.a, .minor), lufs: -12),  // 8A
         ]
         let index = try Self.index(reports, in: scratch)
         func order(_ sort: CatalogSort) throws -> [String] {
@@ -56,17 +57,21 @@ import Testing
         let entries = try index.entries()
         #expect(entries.map(\.energy) == reports.map { EnergyLevel.level(of: $0) })
         #expect(entries.allSatisfy { $0.energy != nil })
-        #expect(CatalogFormat.csv.render(entries).hasPrefix("path,duration,bpm,beats_per_bar,key,camelot,integrated_lufs,loudness_range_lu,true_peak_dbtp,sections,energy,error\r\n"))
+        #expect(
+            CatalogFormat.csv.render(entries).hasPrefix(
+                "path,duration,bpm,beats_per_bar,key,camelot,integrated_lufs,loudness_range_lu,true_peak_dbtp,sections,energy,error\r\n"))
     }
 
-    @Test("An index made before energy levels: read-only queries work and sorting by energy says to index again; indexing adds and fills the column",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 drops the column"))
+    @Test(
+        "An index made before energy levels: read-only queries work and sorting by energy says to index again; indexing adds and fills the column",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 drops the column"))
     func olderIndex() async throws {
         let scratch = try ScratchFolder()
         let reports = [Self.report("m/a.mp3", bpm: 128, key: (.e, .major), lufs: -6)]
         _ = try Self.index(reports, in: scratch)
-        let drop = try await Shell.run(#"python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("ALTER TABLE tracks DROP COLUMN energy"); c.commit()' "$1""#,
-                                       scratch.path("cat.sqlite"))
+        let drop = try await Shell.run(
+            #"python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("ALTER TABLE tracks DROP COLUMN energy"); c.commit()' "$1""#,
+            scratch.path("cat.sqlite"))
         #expect(drop.status == 0, "\(drop.err)")
         let old = try CatalogIndex(path: scratch.path("cat.sqlite"), readOnly: true)
         #expect(try old.entries().map(\.energy) == [nil])
@@ -79,7 +84,7 @@ import Testing
 
     @Test("Folding the tempo keeps the bars and the meter: 80 BPM 4/4 folded into 85-170 is 160 BPM, bars and beatsPerBar 4 unchanged")
     func foldKeepsMeter() {
-        let beats = stride(from: 0.0, to: 24, by: 0.75).map { $0 }       // 80 BPM
+        let beats = stride(from: 0.0, to: 24, by: 0.75).map { $0 }  // 80 BPM
         let bars = stride(from: 0, to: beats.count, by: 4).map { beats[$0] }
         let frames = beats.map { Int($0 * 100) }
         let slow = RhythmResult(beats: beats, bars: bars, beatsPerMinute: 80, beatsPerBar: 4)
@@ -90,13 +95,15 @@ import Testing
         // 200 BPM 4/4 folded into 70-140: every other beat (the downbeats' phase), meter still 4.
         let fast = stride(from: 0.0, to: 12, by: 0.3).map { $0 }
         let fastBars = stride(from: 0, to: fast.count, by: 4).map { fast[$0] }
-        let down = analyzer.fold(RhythmResult(beats: fast, bars: fastBars, beatsPerMinute: 200, beatsPerBar: 4),
-                                 into: 70...140, beatFrames: fast.map { Int($0 * 100) }, curve: [], radius: 2)
+        let down = analyzer.fold(
+            RhythmResult(beats: fast, bars: fastBars, beatsPerMinute: 200, beatsPerBar: 4),
+            into: 70...140, beatFrames: fast.map { Int($0 * 100) }, curve: [], radius: 2)
         #expect(down.bars == fastBars && down.beatsPerBar == 4 && abs(Double(down.beatsPerMinute ?? 0) - 100) < 0.01)
         // 3/4 cannot be halved onto its downbeats: bars stay, the meter is unknown.
         let waltzBars = stride(from: 0, to: fast.count, by: 3).map { fast[$0] }
-        let waltz = analyzer.fold(RhythmResult(beats: fast, bars: waltzBars, beatsPerMinute: 200, beatsPerBar: 3),
-                                  into: 70...140, beatFrames: fast.map { Int($0 * 100) }, curve: [Float](repeating: 0, count: 1300), radius: 2)
+        let waltz = analyzer.fold(
+            RhythmResult(beats: fast, bars: waltzBars, beatsPerMinute: 200, beatsPerBar: 3),
+            into: 70...140, beatFrames: fast.map { Int($0 * 100) }, curve: [Float](repeating: 0, count: 1300), radius: 2)
         #expect(waltz.bars == waltzBars && waltz.beatsPerBar == nil)
     }
 }

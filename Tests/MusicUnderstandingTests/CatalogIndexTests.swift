@@ -12,15 +12,20 @@ import Testing
         var source = SourceInfo(path: path, duration: 180, sampleRate: 44100, channels: 2, codec: "mp3")
         source.size = 1000
         source.modified = "2026-01-01T00:00:00.000000000Z"
-        let keyResult = KeyResult(ranges: key.map { k in
-            [Session.RangedValue(range: TimeRange(start: 0, duration: 150), value: KeyResult.KeySignature(tonic: k.0, mode: k.1)),
-             Session.RangedValue(range: TimeRange(start: 150, duration: 30), value: KeyResult.KeySignature(tonic: .c, mode: .major))]
-        } ?? [])
-        let loudness = LoudnessResult(integrated: .init(time: 180, value: lufs), momentary: [], shortTerm: [],
-                                      peak: .init(time: 1, value: -1.5), loudnessRange: 6.5, truePeak: -1.2)
+        let keyResult = KeyResult(
+            ranges: key.map { k in
+                [
+                    Session.RangedValue(range: TimeRange(start: 0, duration: 150), value: KeyResult.KeySignature(tonic: k.0, mode: k.1)),
+                    Session.RangedValue(range: TimeRange(start: 150, duration: 30), value: KeyResult.KeySignature(tonic: .c, mode: .major)),
+                ]
+            } ?? [])
+        let loudness = LoudnessResult(
+            integrated: .init(time: 180, value: lufs), momentary: [], shortTerm: [],
+            peak: .init(time: 1, value: -1.5), loudnessRange: 6.5, truePeak: -1.2)
         let cuts = (0..<sections).map { TimeRange(start: Double($0) * 60, duration: 60) }
-        var result = SessionResult(key: keyResult, rhythm: RhythmResult(beats: [], bars: [], beatsPerMinute: bpm, beatsPerBar: bpm == nil ? nil : 4),
-                                   structure: StructureResult(sections: cuts, segments: cuts, phrases: cuts), loudness: loudness)
+        var result = SessionResult(
+            key: keyResult, rhythm: RhythmResult(beats: [], bars: [], beatsPerMinute: bpm, beatsPerBar: bpm == nil ? nil : 4),
+            structure: StructureResult(sections: cuts, segments: cuts, phrases: cuts), loudness: loudness)
         result.source = source
         var report = Report(source: source, result: result)
         report.analyzer = AnalyzerInfo(types: [.key, .rhythm, .structure, .loudness])
@@ -38,8 +43,10 @@ import Testing
         #expect(CamelotCode(key: .init(tonic: .c, mode: .major)).description == "8B")
         #expect(CamelotCode(key: .init(tonic: .fSharp, mode: .major)).description == "2B")
         #expect(CamelotCode(key: .init(tonic: .eFlat, mode: .minor)).description == "2A")
-        for (text, code) in [("8A", "8A"), ("12b", "12B"), ("A minor", "8A"), ("Am", "8A"), ("C", "8B"), ("F#m", "11A"),
-                             ("Bb minor", "3A"), ("Db major", "3B"), ("E", "12B"), ("G#m", "1A")] {
+        for (text, code) in [
+            ("8A", "8A"), ("12b", "12B"), ("A minor", "8A"), ("Am", "8A"), ("C", "8B"), ("F#m", "11A"),
+            ("Bb minor", "3A"), ("Db major", "3B"), ("E", "12B"), ("G#m", "1A"),
+        ] {
             #expect(CamelotCode(parsing: text)?.description == code, "\(text)")
         }
         #expect(CamelotCode(parsing: "13A") == nil && CamelotCode(parsing: "H minor") == nil && CamelotCode(parsing: "") == nil)
@@ -68,15 +75,16 @@ import Testing
     func indexAndQuery() throws {
         let scratch = try ScratchFolder()
         let out = scratch.path("reports")
-        try Self.write([
-            Self.report("music/a.mp3", bpm: 120, key: (.a, .minor)),           // 8A
-            Self.report("music/b.mp3", bpm: 124, key: (.e, .minor)),           // 9A
-            Self.report("music/c.mp3", bpm: 122, key: (.c, .major)),           // 8B
-            Self.report("music/d.mp3", bpm: 121, key: (.fSharp, .major)),      // 2B: not compatible
-            Self.report("music/e.mp3", bpm: 140, key: (.a, .minor)),           // out of tempo range
-            Self.report("music/f.mp3", bpm: nil, key: nil, lufs: -.infinity, sections: 1),
-            Report(path: "music/bad.mp3", error: AudioDecodingError.zeroLength(path: "music/bad.mp3")),
-        ], to: out)
+        try Self.write(
+            [
+                Self.report("music/a.mp3", bpm: 120, key: (.a, .minor)),  // 8A
+                Self.report("music/b.mp3", bpm: 124, key: (.e, .minor)),  // 9A
+                Self.report("music/c.mp3", bpm: 122, key: (.c, .major)),  // 8B
+                Self.report("music/d.mp3", bpm: 121, key: (.fSharp, .major)),  // 2B: not compatible
+                Self.report("music/e.mp3", bpm: 140, key: (.a, .minor)),  // out of tempo range
+                Self.report("music/f.mp3", bpm: nil, key: nil, lufs: -.infinity, sections: 1),
+                Report(path: "music/bad.mp3", error: AudioDecodingError.zeroLength(path: "music/bad.mp3")),
+            ], to: out)
         try Data("{\"not\":\"a report\"}".utf8).write(to: URL(fileURLWithPath: out + "/music/listing.json"))
         let db = scratch.path("catalog.sqlite")
         let index = try CatalogIndex(path: db)
@@ -117,8 +125,9 @@ import Testing
     @Test("CLI: cadenza index then query --format table|ndjson|csv; plain SQL sees the documented table")
     func commandLine() async throws {
         let scratch = try ScratchFolder()
-        try Self.write([Self.report("m/a, \"x\".mp3", bpm: 120, key: (.a, .minor)), Self.report("m/b.mp3", bpm: 123, key: (.e, .minor))],
-                       to: scratch.path("r1"))
+        try Self.write(
+            [Self.report("m/a, \"x\".mp3", bpm: 120, key: (.a, .minor)), Self.report("m/b.mp3", bpm: 123, key: (.e, .minor))],
+            to: scratch.path("r1"))
         try Self.write([Self.report("m/c.mp3", bpm: 125, key: (.d, .minor))], to: scratch.path("r2"))
         let root = scratch.root
         let indexed = try await CLI.run(["index", "r1", "r2", "--db", "cat.sqlite"], in: root)
@@ -128,14 +137,16 @@ import Testing
 
         let table = try await CLI.run(["query", "cat.sqlite", "--bpm", "118-126", "--key", "8A", "--compatible"], in: root)
         #expect(table.status == 0, "\(table.err)")
-        #expect(table.lines.count == 4 && table.lines[0].hasPrefix("path") && table.lines[1].contains("A minor") && table.lines[1].contains("8A"),
-                "header + a (8A), b (E minor 9A), c (D minor 7A): \(table.out)")
+        #expect(
+            table.lines.count == 4 && table.lines[0].hasPrefix("path") && table.lines[1].contains("A minor") && table.lines[1].contains("8A"),
+            "header + a (8A), b (E minor 9A), c (D minor 7A): \(table.out)")
         let ndjson = try await CLI.run(["query", "cat.sqlite", "--key", "7A", "--format", "ndjson"], in: root)
         let objects = try ndjson.lines.map(CLI.object)
         #expect(objects.count == 1 && objects.first?["path"] as? String == "m/c.mp3" && CLI.number(objects.first?["bpm"]) == 125)
         let csv = try await CLI.run(["query", "cat.sqlite", "--format", "csv"], in: root)
-        #expect(csv.out.hasPrefix("path,duration,bpm,beats_per_bar,key,camelot,") && csv.out.contains("\"m/a, \"\"x\"\".mp3\",180.0,120.0,4,A minor,8A"),
-                "\(csv.out)")
+        #expect(
+            csv.out.hasPrefix("path,duration,bpm,beats_per_bar,key,camelot,") && csv.out.contains("\"m/a, \"\"x\"\".mp3\",180.0,120.0,4,A minor,8A"),
+            "\(csv.out)")
         let none = try await CLI.run(["query", "cat.sqlite", "--bpm", "60-70", "--format", "ndjson"], in: root)
         #expect(none.status == 0 && none.stdout.isEmpty)
         for bad in [["query", "cat.sqlite", "--key", "H"], ["query", "cat.sqlite", "--compatible"], ["query", "cat.sqlite", "--bpm", "x"], ["index", "r1"]] {
@@ -145,7 +156,9 @@ import Testing
         let missing = try await CLI.run(["query", "nothing.sqlite"], in: root)
         #expect(missing.status == 1 && missing.err.contains("nothing.sqlite"))
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
-            let sql = try await Self.shell("/usr/bin/sqlite3", ["cat.sqlite", "select path, bpm, camelot, sections, json_extract(report, '$.source.codec') from tracks order by path"], in: root)
+            let sql = try await Self.shell(
+                "/usr/bin/sqlite3", ["cat.sqlite", "select path, bpm, camelot, sections, json_extract(report, '$.source.codec') from tracks order by path"],
+                in: root)
             #expect(sql == "m/a, \"x\".mp3|120.0|8A|3|mp3\nm/b.mp3|123.0|9A|3|mp3\nm/c.mp3|125.0|7A|3|mp3\n", "\(sql)")
         }
     }

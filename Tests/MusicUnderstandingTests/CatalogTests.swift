@@ -14,7 +14,7 @@ import Testing
         let scratch = try ScratchFolder()
         try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
         try scratch.copy("tone_44k_stereo.aiff", to: "in/sub/b.aiff")
-        try scratch.copy("notes.mp3", to: "in/bad.mp3")           // decodeFailed: about the content, kept
+        try scratch.copy("notes.mp3", to: "in/bad.mp3")  // decodeFailed: about the content, kept
         let out = scratch.path("out")
         func run(_ types: Set<AnalysisType> = [.loudness], force: Bool = false) async throws -> (BatchSummary, BatchPlan, [String]) {
             let producer = RecordingProducer(types: types)
@@ -180,8 +180,10 @@ import Testing
     @Test("kill -9 in the middle of a run, then a rerun: the same reports, byte for byte, as an uninterrupted run; no temporary files")
     func killAndResume() async throws {
         let scratch = try ScratchFolder()
-        let fixtures = ["tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
-                        "surround_51_48k.wav", "tone_48k_mono_s24.wav", "notes.mp3", "tone_alac.m4a"]
+        let fixtures = [
+            "tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
+            "surround_51_48k.wav", "tone_48k_mono_s24.wav", "notes.mp3", "tone_alac.m4a",
+        ]
         for (i, name) in fixtures.enumerated() { try scratch.copy(name, to: "in/\(i % 3)/\(name)") }
         let arguments = ["analyze", "--for", "loudness,rhythm", "--jobs", "2", "--no-progress"]
         let whole = try await CLI.run(arguments + ["-o", "whole", "in"], in: scratch.root)
@@ -198,7 +200,8 @@ import Testing
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while try scratch.files(under: "resumed").filter({ $0.hasSuffix(".json") && !$0.contains("/.") && !$0.hasPrefix(".") }).isEmpty,
-              process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }  // never block the pool
+            process.isRunning, Date() < deadline
+        { try await Task.sleep(for: .milliseconds(2)) }  // never block the pool
         kill(process.processIdentifier, SIGKILL)
         while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         let partial = try scratch.files(under: "resumed").filter { !($0 as NSString).lastPathComponent.hasPrefix(".") }
@@ -252,8 +255,10 @@ import Testing
     @Test("CLI: three --shard runs into one folder give exactly the reports of one full run")
     func shardRunsEqualFullRun() async throws {
         let scratch = try ScratchFolder()
-        let fixtures = ["tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
-                        "tone_48k_mono_s24.wav", "tone_alac.m4a", "tone_2s_stereo.mp3", "notes.mp3"]
+        let fixtures = [
+            "tone_2s_stereo.flac", "tone_44k_stereo.aiff", "tone_2s_stereo.ogg", "tone_44k_stereo_s16.wav",
+            "tone_48k_mono_s24.wav", "tone_alac.m4a", "tone_2s_stereo.mp3", "notes.mp3",
+        ]
         for (i, name) in fixtures.enumerated() { try scratch.copy(name, to: "in/d\(i % 2)/\(name)") }
         let base = ["analyze", "--for", "loudness", "--jobs", "1"]
         let root = scratch.root
@@ -322,4 +327,3 @@ private final class RecordingProducer: ReportProducer {
         return await pool.report(path: path, cancellation: cancellation)
     }
 }
-

@@ -74,8 +74,9 @@ private let formatFixtures: [FixtureExpectation] = [
     .init(file: "video_with_audio.mp4", sampleRate: 44100, channels: 1, codec: "aac", duration: 1.0, tolerance: 0.05),
 ]
 
-@Test("Each format decodes at its native rate and layout, with the right length and pitch",
-      arguments: formatFixtures)
+@Test(
+    "Each format decodes at its native rate and layout, with the right length and pitch",
+    arguments: formatFixtures)
 func decodesFixture(_ expected: FixtureExpectation) throws {
     let path = fixture(expected.file)
     let (decoder, samples) = try decodeAll(path)
@@ -88,8 +89,9 @@ func decodesFixture(_ expected: FixtureExpectation) throws {
     #expect(decoder.damageNote == nil)
 
     let decoded = Double(samples.count / expected.channels) / Double(expected.sampleRate)
-    #expect(abs(decoded - expected.duration) <= expected.tolerance + 0.5 / Double(expected.sampleRate),
-            "decoded \(decoded) s")
+    #expect(
+        abs(decoded - expected.duration) <= expected.tolerance + 0.5 / Double(expected.sampleRate),
+        "decoded \(decoded) s")
     // After the end, `source.duration` is the exact decoded length.
     #expect(decoder.source.duration == decoded)
 
@@ -223,8 +225,9 @@ private func openError(_ path: String) -> AudioDecodingError? {
     #expect(error?.description.contains(path) == true)
 }
 
-@Test("Inputs that are not audio fail as corrupt data, naming the file",
-      arguments: ["notes.mp3", "random_bytes.flac", "huge_samplerate.wav"])
+@Test(
+    "Inputs that are not audio fail as corrupt data, naming the file",
+    arguments: ["notes.mp3", "random_bytes.flac", "huge_samplerate.wav"])
 func notAudioIsCorruptData(_ name: String) {
     let path = fixture(name)
     let error = openError(path)
@@ -329,8 +332,9 @@ func notAudioIsCorruptData(_ name: String) {
     #expect(note.contains("2.0 s"))
 }
 
-@Test("Files cut in half decode their first half and say the data ends early",
-      arguments: ["tone_2s_stereo.flac", "tone_44k_stereo.aiff"])
+@Test(
+    "Files cut in half decode their first half and say the data ends early",
+    arguments: ["tone_2s_stereo.flac", "tone_44k_stereo.aiff"])
 func halfFileSaysItEndsEarly(_ name: String) throws {
     let original = try Data(contentsOf: URL(fileURLWithPath: fixture(name)))
     let path = temporaryPath("half-" + name)
@@ -417,8 +421,10 @@ private func stereo(frames: Int, left: (Int) -> Float, right: (Int) -> Float) ->
 }
 
 /// Runs the resampler over `samples` in irregular chunks, then flushes.
-private func resampleInChunks(_ resampler: MonoResampler, _ samples: [Float], rate: Double,
-                              channels: [AudioChannel], chunkFrames: [Int] = [4096, 1000, 777, 8192]) -> [Float] {
+private func resampleInChunks(
+    _ resampler: MonoResampler, _ samples: [Float], rate: Double,
+    channels: [AudioChannel], chunkFrames: [Int] = [4096, 1000, 777, 8192]
+) -> [Float] {
     var output: [Float] = []
     var frame = 0, turn = 0
     let total = samples.count / channels.count
@@ -474,8 +480,10 @@ private func resampleInChunks(_ resampler: MonoResampler, _ samples: [Float], ra
     // Opposite-phase stereo averages to silence (same rate: no resampling involved).
     let sine = { (i: Int) in Float(0.5 * sin(2 * .pi * 440 * Double(i) / rate)) }
     let same = try MonoResampler(inputRate: rate, channels: [.frontLeft, .frontRight], outputRate: rate)
-    let cancelled = same.process(PCMBuffer(sampleRate: rate, channels: [.frontLeft, .frontRight],
-                                           samples: stereo(frames: 4096, left: sine, right: { -sine($0) })))
+    let cancelled = same.process(
+        PCMBuffer(
+            sampleRate: rate, channels: [.frontLeft, .frontRight],
+            samples: stereo(frames: 4096, left: sine, right: { -sine($0) })))
     #expect(cancelled.count == 4096)
     #expect(cancelled.allSatisfy { abs($0) < 1e-6 })
 

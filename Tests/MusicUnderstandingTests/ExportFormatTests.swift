@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import Testing
 @testable import MusicUnderstanding
@@ -193,9 +193,11 @@ struct EDLReader {
     func xmlEscaping() throws {
         var report = SampleReport.report(path: "dir/Rock & \"Roll\" <live>'s.flac")
         report.result?.structure?.sectionLabels = ["A&B", "<B>", "\"C\""]
-        for text in [MarkerExport.fcpxml([report], options: ExportOptions()),
-                     DJCollection.rekordboxDocument(tracks: [try #require(DJCollection.rekordboxTrack(report, id: 1, options: ExportOptions()))]),
-                     DJCollection.traktorDocument(entries: [try #require(DJCollection.traktorEntry(report, options: ExportOptions()))])] {
+        for text in [
+            MarkerExport.fcpxml([report], options: ExportOptions()),
+            DJCollection.rekordboxDocument(tracks: [try #require(DJCollection.rekordboxTrack(report, id: 1, options: ExportOptions()))]),
+            DJCollection.traktorDocument(entries: [try #require(DJCollection.traktorEntry(report, options: ExportOptions()))]),
+        ] {
             let doc = try Self.xml(text)
             let all = try Self.nodes(try #require(doc.rootElement()), "//*")
             let values = all.flatMap { ($0.attributes ?? []).compactMap(\.stringValue) }
@@ -257,7 +259,10 @@ struct EDLReader {
         let tempo = try Self.nodes(track, "TEMPO")
         #expect(tempo.count == 1 + 10)
         #expect(Self.attribute(tempo[0], "Inizio") == "0.500" && Self.attribute(tempo[0], "Battito") == "4")
-        #expect(tempo.dropFirst().allSatisfy { Self.attribute($0, "Battito") == "1" && Self.attribute($0, "Bpm") == "120.00" && Self.attribute($0, "Metro") == "4/4" })
+        #expect(
+            tempo.dropFirst().allSatisfy {
+                Self.attribute($0, "Battito") == "1" && Self.attribute($0, "Bpm") == "120.00" && Self.attribute($0, "Metro") == "4/4"
+            })
         #expect(tempo.dropFirst().compactMap { Double(Self.attribute($0, "Inizio") ?? "") } == stride(from: 1.0, through: 19, by: 2).map { $0 })
         let marks = try Self.nodes(track, "POSITION_MARK")
         #expect(marks.filter { Self.attribute($0, "Num") == "-1" }.compactMap { Self.attribute($0, "Start") } == ["0.000", "5.000", "13.000"])
@@ -351,8 +356,9 @@ struct EDLReader {
         let head = try #require(ReportHead.read(path: stamp))
         #expect(head.source == Self.sample.source && head.error == nil)
         #expect(ReportSink.formatted(writer).resumePath(forReportPath: dir.path + "/music/song.flac~0000abcd.json") == stamp)
-        #expect(FormattedReportWriter(format: .edl, destination: .directory(dir.path), options: ExportOptions(frameRate: try #require(FrameRate(parsing: "30"))))
-            .stampPath(forReportPath: dir.path + "/x.json") != writer.stampPath(forReportPath: dir.path + "/x.json"), "another frame rate, another stamp")
+        #expect(
+            FormattedReportWriter(format: .edl, destination: .directory(dir.path), options: ExportOptions(frameRate: try #require(FrameRate(parsing: "30"))))
+                .stampPath(forReportPath: dir.path + "/x.json") != writer.stampPath(forReportPath: dir.path + "/x.json"), "another frame rate, another stamp")
         #expect(ReportSink.formatted(writer).folder == dir.path)
         let json = ReportSink.formatted(FormattedReportWriter(format: .json, destination: .directory(dir.path)))
         #expect(json.resumePath(forReportPath: "d/x.json") == "d/x.json")
@@ -388,7 +394,8 @@ struct ExportCLITests {
             for name in names where !name.hasSuffix("/") {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: a.path + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue { continue }
-                #expect(FileManager.default.contents(atPath: a.path + "/" + name) == FileManager.default.contents(atPath: e.path + "/" + name), "\(format) \(name)")
+                #expect(
+                    FileManager.default.contents(atPath: a.path + "/" + name) == FileManager.default.contents(atPath: e.path + "/" + name), "\(format) \(name)")
             }
         }
     }

@@ -63,7 +63,7 @@ private enum FeatureSynth {
             padded.withUnsafeBufferPointer { src in
                 window.withUnsafeBufferPointer { win in
                     power.withUnsafeMutableBufferPointer { p in
-                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start ..< start + n]), window: win, into: p)
+                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start..<start + n]), window: win, into: p)
                     }
                 }
             }
@@ -141,8 +141,11 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         #expect(zip(features.bandCentres, features.bandCentres.dropFirst()).allSatisfy { $0 < $1 })
         #expect(features.bands.allSatisfy { $0.isFinite && $0 >= 0 })
 
-        let (single, _) = FeatureSynth.mel(FeatureSynth.noise(seconds: seconds, amplitude: 0.3),
-                                           { var s = MelConfiguration(); s.framesPerVector = 1; return s }())
+        let (single, _) = FeatureSynth.mel(
+            FeatureSynth.noise(seconds: seconds, amplitude: 0.3),
+            {
+                var s = MelConfiguration(); s.framesPerVector = 1; return s
+            }())
         #expect(single.count == frames)
         // Pooling is the mean of the frames: vector 5 of the pooled run is frames 20...23.
         for b in [0, 17, 39] {
@@ -282,10 +285,14 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
     /// The running medians against a direct implementation of the masks on a random
     /// spectrogram with many ties, for the default and for unusual filter lengths.
     /// (A time window of 9 frames takes the median-of-9 network, the others the sorted windows.)
-    @Test(arguments: [(17, 17, 11_000.0, 4, Float(2)), (9, 17, 11_000.0, 4, Float(2)), (5, 9, 500.0, 3, Float(1)),
-                      (1, 2, 300.0, 1, Float(1.5))])
-    func runningMediansMatchADirectSeparation(timeLength: Int, frequencyLength: Int, maxFrequency: Double,
-                                              framesPerVector: Int, beta: Float) {
+    @Test(arguments: [
+        (17, 17, 11_000.0, 4, Float(2)), (9, 17, 11_000.0, 4, Float(2)), (5, 9, 500.0, 3, Float(1)),
+        (1, 2, 300.0, 1, Float(1.5)),
+    ])
+    func runningMediansMatchADirectSeparation(
+        timeLength: Int, frequencyLength: Int, maxFrequency: Double,
+        framesPerVector: Int, beta: Float
+    ) {
         var settings = HarmonicPercussiveConfiguration()
         settings.harmonicMedianLength = timeLength
         settings.percussiveMedianLength = frequencyLength
@@ -347,8 +354,9 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
     // MARK: - Beat aggregation
 
     /// 40 frames at 10 frames/s of (i, i²): the span is 0 ... 4 s.
-    private static let ramp = FrameFeature(values: (0..<40).flatMap { [Float($0), Float($0 * $0)] },
-                                           dimension: 2, frameRate: 10)
+    private static let ramp = FrameFeature(
+        values: (0..<40).flatMap { [Float($0), Float($0 * $0)] },
+        dimension: 2, frameRate: 10)
 
     private static func expected(_ frames: ClosedRange<Int>, _ reduce: ([Float]) -> Float) -> [Float] {
         [reduce(frames.map { Float($0) }), reduce(frames.map { Float($0 * $0) })]
@@ -405,8 +413,9 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         #expect(FrameFeature(values: [1, 2], dimension: 0, frameRate: 10).aggregated(between: [0, 1]).count == 0)
         #expect(FrameFeature(values: [1, 2], dimension: 1, frameRate: 0).aggregated(between: [0, 1]).count == 0)
         #expect(FrameFeature(values: [1, 2], dimension: 1, frameRate: .nan).aggregated(between: [0, 1]).count == 0)
-        #expect(FrameFeature(values: [1, 2], dimension: 1, frameRate: 10, startTime: .infinity)
-            .aggregated(between: [0, 1]).count == 0)
+        #expect(
+            FrameFeature(values: [1, 2], dimension: 1, frameRate: 10, startTime: .infinity)
+                .aggregated(between: [0, 1]).count == 0)
         // A trailing partial frame is ignored.
         let partial = FrameFeature(values: [1, 2, 3], dimension: 2, frameRate: 1)
         #expect(Array(partial.aggregated(between: [0, 5]).values) == [1, 2])
@@ -430,9 +439,10 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
     }
 
     @Test func beatSynchronousMfccs() {
-        let (features, _) = FeatureSynth.mel(FeatureSynth.mix(
-            FeatureSynth.tones([(220, 0.3)], seconds: 2),
-            [Float](repeating: 0, count: 22_050) + FeatureSynth.noise(seconds: 1, amplitude: 0.3)))
+        let (features, _) = FeatureSynth.mel(
+            FeatureSynth.mix(
+                FeatureSynth.tones([(220, 0.3)], seconds: 2),
+                [Float](repeating: 0, count: 22_050) + FeatureSynth.noise(seconds: 1, amplitude: 0.3)))
         // Beats at 0.5 s: the first two beats are tone only, the last two tone + noise.
         let beats = [0.0, 0.5, 1.0, 1.5, 2.0]
         let s = features.mfccFeature.aggregated(between: beats)

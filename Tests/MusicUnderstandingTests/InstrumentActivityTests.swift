@@ -220,8 +220,10 @@ enum ActivitySynth {
     }
 
     /// Runs the session on mono samples.
-    static func analyze(_ samples: [Float], for types: Set<AnalysisType>,
-                        configuration: AnalysisConfiguration = .init()) async throws -> SessionResult {
+    static func analyze(
+        _ samples: [Float], for types: Set<AnalysisType>,
+        configuration: AnalysisConfiguration = .init()
+    ) async throws -> SessionResult {
         let chunk = 8192
         let buffers = stride(from: 0, to: samples.count, by: chunk).map {
             PCMBuffer(sampleRate: rate, channelCount: 1, samples: Array(samples[$0..<min(samples.count, $0 + chunk)]))
@@ -240,8 +242,10 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
     typealias Instrument = InstrumentActivityResult.Instrument
 
     /// Checks which instruments cover most of the signal and which (nearly) none of it.
-    func check(_ samples: [Float], present: Set<Instrument>, absent: Set<Instrument>,
-               sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func check(
+        _ samples: [Float], present: Set<Instrument>, absent: Set<Instrument>,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let duration = Double(samples.count) / ActivitySynth.rate
         let result = try await ActivitySynth.analyze(samples, for: [.instrumentActivity])
         let activity = try #require(result.instrumentActivity, sourceLocation: sourceLocation)
@@ -345,8 +349,9 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         let inside = centres.firstIndex { $0 > 1000 } ?? 0, above = centres.firstIndex { $0 > 6000 } ?? 0
         func mel(_ band: (Int, Int) -> Float) -> MelFeatures {
             let bands = (0..<40).flatMap { v in (0..<40).map { band(v, $0) } }
-            return MelFeatures(frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13,
-                               bandCentres: centres, bands: bands, mfcc: [Float](repeating: 0, count: 40 * 13))
+            return MelFeatures(
+                frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13,
+                bandCentres: centres, bands: bands, mfcc: [Float](repeating: 0, count: 40 * 13))
         }
         let steady = ActivityFrames.vocalVariance(of: mel { _, _ in 3 }, frames: 40)
         #expect(steady?.allSatisfy { $0 == 0 } == true)
@@ -354,8 +359,9 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         #expect((vowels?[20] ?? 0) > 0.1)
         let cymbal = ActivityFrames.vocalVariance(of: mel { v, k in k == above && v % 4 < 2 ? 5 : 3 }, frames: 40)
         #expect(cymbal?.allSatisfy { $0 == 0 } == true)
-        let mfccOnly = MelFeatures(frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13, bandCentres: centres,
-                                   bands: [], mfcc: (0..<40).flatMap { v in (0..<13).map { $0 == 2 && v % 2 == 0 ? Float(1) : 0 } })
+        let mfccOnly = MelFeatures(
+            frameRate: 10, framesPerVector: 1, bandCount: 40, coefficientCount: 13, bandCentres: centres,
+            bands: [], mfcc: (0..<40).flatMap { v in (0..<13).map { $0 == 2 && v % 2 == 0 ? Float(1) : 0 } })
         #expect((ActivityFrames.vocalVariance(of: mfccOnly, frames: 40)?[20] ?? 0) > 0.2)
         let neither = MelFeatures(frameRate: .infinity, framesPerVector: 4, bandCount: 0, coefficientCount: 1, bandCentres: [], bands: [], mfcc: [1, 2])
         #expect(ActivityFrames.vocalVariance(of: neither, frames: 10) == nil)
@@ -363,13 +369,18 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
 
     @Test func bandMixHasEveryInstrument() async throws {
         let s = 8.0
-        try await check(ActivitySynth.mix([ActivitySynth.drums(seconds: s, gain: 0.35), ActivitySynth.bass(seconds: s), ActivitySynth.chords(seconds: s, gain: 0.06), ActivitySynth.voice(seconds: s)]),
-                        present: [.drum, .bass, .other, .vocal], absent: [])
+        try await check(
+            ActivitySynth.mix([
+                ActivitySynth.drums(seconds: s, gain: 0.35), ActivitySynth.bass(seconds: s), ActivitySynth.chords(seconds: s, gain: 0.06),
+                ActivitySynth.voice(seconds: s),
+            ]),
+            present: [.drum, .bass, .other, .vocal], absent: [])
     }
 
     @Test func drumsAndBassWithoutVoice() async throws {
         let s = 8.0
-        try await check(ActivitySynth.mix([ActivitySynth.drums(seconds: s), ActivitySynth.bass(seconds: s)]), present: [.drum, .bass], absent: [.vocal, .other])
+        try await check(
+            ActivitySynth.mix([ActivitySynth.drums(seconds: s), ActivitySynth.bass(seconds: s)]), present: [.drum, .bass], absent: [.vocal, .other])
     }
 
     @Test func silenceSineAndNoiseHaveNoVocal() async throws {
@@ -397,10 +408,10 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
     @Test func rangeTrackerBridgesGapsAndDropsBlips() {
         let tracker = RangeTracker(on: 0, off: -3, bridge: 1, minimumDuration: 0.5)
         var score = [Float](repeating: -10, count: 100)
-        for i in 10..<30 { score[i] = 1 }      // 2 s present
-        for i in 35..<50 { score[i] = 1 }      // after a 0.5 s gap: bridged
-        score[80] = 5; score[81] = 5           // a 0.2 s blip: dropped
-        for i in 50..<55 { score[i] = -2 }     // between off and on: stays open
+        for i in 10..<30 { score[i] = 1 }  // 2 s present
+        for i in 35..<50 { score[i] = 1 }  // after a 0.5 s gap: bridged
+        score[80] = 5; score[81] = 5  // a 0.2 s blip: dropped
+        for i in 50..<55 { score[i] = -2 }  // between off and on: stays open
         let ranges = RangeTracker.ranges(of: tracker.mask(score, rate: 10), rate: 10, duration: 10)
         #expect(ranges.count == 1)
         #expect(abs((ranges.first?.start ?? 0) - 1) < 1e-9 && abs((ranges.first?.end ?? 0) - 5.5) < 1e-9)
@@ -411,8 +422,9 @@ func activityCoverage(_ ranges: [TimeRange]?, duration: Double) -> Double {
         let analyzer = InstrumentActivityAnalyzer()
         let empty = analyzer.analyze(SharedFeatures(duration: 0))
         #expect(Set(empty.ranges.keys) == Set(Instrument.allCases) && empty.activity.values.allSatisfy { $0.isEmpty })
-        let hp = HarmonicPercussiveFeatures(frameRate: 21.5, framesPerVector: 4, bandEdges: [0, 120, 250, 2000, 5000, 11_000],
-                                            harmonic: [.nan, 1, 2], percussive: [.infinity], residual: [])
+        let hp = HarmonicPercussiveFeatures(
+            frameRate: 21.5, framesPerVector: 4, bandEdges: [0, 120, 250, 2000, 5000, 11_000],
+            harmonic: [.nan, 1, 2], percussive: [.infinity], residual: [])
         let odd = analyzer.analyze(SharedFeatures(duration: .nan, harmonicPercussive: hp))
         #expect(odd.activity.values.allSatisfy { $0.isEmpty })
         let short = analyzer.analyze(SharedFeatures(duration: 2, harmonicPercussive: hp))

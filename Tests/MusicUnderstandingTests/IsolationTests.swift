@@ -13,8 +13,9 @@ struct IsolationTests {
         for name in ["ASAN_OPTIONS", "TSAN_OPTIONS"] {
             environment[name] = (ProcessInfo.processInfo.environment[name].map { $0 + ":" } ?? "") + "handle_segv=0"
         }
-        return ProcessReportProducer(executable: try #require(CLI.executable).path, types: types, workers: workers, limits: limits,
-                                     environment: environment)
+        return ProcessReportProducer(
+            executable: try #require(CLI.executable).path, types: types, workers: workers, limits: limits,
+            environment: environment)
     }
 
     @Test("A crash, a hang and a runaway allocation each cost one error record (crashed, timedOut, outOfMemory); the batch goes on")
@@ -24,17 +25,22 @@ struct IsolationTests {
             try work.copy("tone_alac.m4a", to: "in/" + name)
         }
         // The hang gets a 3 s limit; the others the default, so a slow shared machine cannot make them time out.
-        let producer = Routing(hang: try Self.producer(workers: 1, limits: WorkerLimits(timeout: 3, memoryBytes: 300 << 20)),
-                               others: try Self.producer(workers: 2, limits: WorkerLimits(memoryBytes: 300 << 20)))
-        let job = try BatchJob(paths: [work.path("in")], types: [.loudness], jobs: 2,
-                               sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
+        let producer = Routing(
+            hang: try Self.producer(workers: 1, limits: WorkerLimits(timeout: 3, memoryBytes: 300 << 20)),
+            others: try Self.producer(workers: 2, limits: WorkerLimits(memoryBytes: 300 << 20)))
+        let job = try BatchJob(
+            paths: [work.path("in")], types: [.loudness], jobs: 2,
+            sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
         let events = EventLog()
         let summary = await job.run { events.add($0) }
         #expect(summary.done == 5 && summary.failed == 3 && !summary.interrupted, "\(summary)")
         var codes: [String: String] = [:]
         for report in events.reports { codes[(report.source.path as NSString).lastPathComponent] = report.error?.code ?? "ok" }
-        #expect(codes == ["a.m4a": "ok", "z.m4a": "ok", "cadenza-fault-crash.m4a": "crashed",
-                          "cadenza-fault-hang.m4a": "timedOut", "cadenza-fault-oom.m4a": "outOfMemory"], "\(codes)")
+        #expect(
+            codes == [
+                "a.m4a": "ok", "z.m4a": "ok", "cadenza-fault-crash.m4a": "crashed",
+                "cadenza-fault-hang.m4a": "timedOut", "cadenza-fault-oom.m4a": "outOfMemory",
+            ], "\(codes)")
         let crash = try #require(events.reports.first { $0.error?.code == "crashed" })
         #expect(crash.error?.message.contains("SIGSEGV") == true && crash.error?.message.contains("cadenza-fault-crash.m4a") == true)
         #expect(producer.others.startedWorkers <= 4, "two slots plus one replacement per failed worker: \(producer.others.startedWorkers)")
@@ -47,8 +53,9 @@ struct IsolationTests {
         let producer = try Self.producer(workers: 1)
         let report = await producer.report(path: work.path("cadenza-fault-sigkill.m4a"), cancellation: CancellationToken())
         #expect(report.error?.code == "crashed", "\(String(describing: report.error))")
-        #expect(report.error?.message.contains("signal 9") == true && report.error?.message.contains("SIGKILL") == true,
-                "\(String(describing: report.error?.message))")
+        #expect(
+            report.error?.message.contains("signal 9") == true && report.error?.message.contains("SIGKILL") == true,
+            "\(String(describing: report.error?.message))")
     }
 
     /// Sends the hanging input to its own producer.
@@ -56,16 +63,20 @@ struct IsolationTests {
         let hang: ProcessReportProducer
         let others: ProcessReportProducer
         func report(path: String, cancellation: CancellationToken) async -> Report {
-            path.contains("hang") ? await hang.report(path: path, cancellation: cancellation)
+            path.contains("hang")
+                ? await hang.report(path: path, cancellation: cancellation)
                 : await others.report(path: path, cancellation: cancellation)
         }
     }
 
-    @Test("Workers are long-lived: 8 inputs on 2 workers start 2 processes, and the reports equal in-process ones byte for byte",
-          arguments: [1, 2])
+    @Test(
+        "Workers are long-lived: 8 inputs on 2 workers start 2 processes, and the reports equal in-process ones byte for byte",
+        arguments: [1, 2])
     func workersAreReusedAndReportsIdentical(_ jobs: Int) async throws {
-        let names = ["tone_2s_stereo.flac", "tone_2s_stereo.opus", "surround_51_48k.wav", "notes.mp3",
-                     "tone_alac.m4a", "truncated.mp3", "hostile/nan_inf_huge.wav", "tone_44k_stereo.aiff"]
+        let names = [
+            "tone_2s_stereo.flac", "tone_2s_stereo.opus", "surround_51_48k.wav", "notes.mp3",
+            "tone_alac.m4a", "truncated.mp3", "hostile/nan_inf_huge.wav", "tone_44k_stereo.aiff",
+        ]
         let paths = names.map { CLI.fixtures.appendingPathComponent($0).path }
         let types: Set<AnalysisType> = [.loudness, .rhythm, .key]
         let producer = try Self.producer(workers: jobs, types: types)
@@ -85,8 +96,9 @@ struct IsolationTests {
         let work = try Workspace()
         try work.copy("tone_alac.m4a", to: "cadenza-fault-hang.m4a")
         let producer = try Self.producer(workers: 1)
-        let job = try BatchJob(paths: [work.path("cadenza-fault-hang.m4a")], types: [.loudness], jobs: 1,
-                               sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
+        let job = try BatchJob(
+            paths: [work.path("cadenza-fault-hang.m4a")], types: [.loudness], jobs: 1,
+            sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
         let running = Task { await job.run() }
         try await Task.sleep(for: .milliseconds(500))
         let start = ContinuousClock.now
@@ -100,8 +112,10 @@ struct IsolationTests {
 
     @Test("Worker frames: round trip, partial frames wait, malformed streams are refused")
     func frames() throws {
-        let frames: [WorkerFrame] = [.analyze(path: FilePath.string(fromBytes: Array("a/b".utf8) + [0xFF])),
-                                     .progress(seconds: 12.5), .report(json: Array(#"{"x":1}"#.utf8))]
+        let frames: [WorkerFrame] = [
+            .analyze(path: FilePath.string(fromBytes: Array("a/b".utf8) + [0xFF])),
+            .progress(seconds: 12.5), .report(json: Array(#"{"x":1}"#.utf8)),
+        ]
         let bytes = frames.flatMap(\.encoded)
         var buffer = Array(bytes.dropLast())
         #expect(try WorkerFrame.parse(&buffer) == Array(frames.dropLast()))

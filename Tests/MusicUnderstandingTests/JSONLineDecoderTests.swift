@@ -29,12 +29,12 @@ import Testing
     }
 
     static let document = #"""
-    { "text" : "a\"b\\c\/d\n\t\u00e9\ud83c\udfb5 日", "flag": true, "small": 255, "big": 9223372036854775807,
-      "unsigned": 18446744073709551615, "negative": -42, "double": -1.5e-300, "float": 0.1, "null": null,
-      "nested": [ {"name": "x", "values": [1, null, 2.5e3]}, {"values": [], "name": ""} ],
-      "map": {"b": [1, 2], "a": []}, "data": "AAEC/w==", "url": "https://example.org/a?b=c",
-      "empty": [], "matrix": [[1, 2.5], [], [-0.0]] }
-    """#
+        { "text" : "a\"b\\c\/d\n\t\u00e9\ud83c\udfb5 日", "flag": true, "small": 255, "big": 9223372036854775807,
+          "unsigned": 18446744073709551615, "negative": -42, "double": -1.5e-300, "float": 0.1, "null": null,
+          "nested": [ {"name": "x", "values": [1, null, 2.5e3]}, {"values": [], "name": ""} ],
+          "map": {"b": [1, 2], "a": []}, "data": "AAEC/w==", "url": "https://example.org/a?b=c",
+          "empty": [], "matrix": [[1, 2.5], [], [-0.0]] }
+        """#
 
     @Test func decodesWhatJSONDecoderDecodes() throws {
         let bytes = Array(Self.document.utf8)
@@ -76,19 +76,19 @@ import Testing
             #expect(throws: DecodingError.self, sourceLocation: sourceLocation) { try decoder.decode(Inner.self, from: Array(text.utf8)) }
         }
         fails("")
-        fails(#"{"name": "x", "values": [1, 2]"#)            // truncated
-        fails(#"{"name": "x", "values": [1, 2]} x"#)         // trailing bytes
-        fails(#"{"name": "x", "values": [1, 2,]}"#)          // trailing comma
-        fails(#"{"name": "x" "values": []}"#)                // missing comma
-        fails(#"{"name": "\q", "values": []}"#)              // bad escape
-        fails(#"{"name": "\ud800", "values": []}"#)          // lone surrogate
-        fails("{\"name\": \"a\u{1}\", \"values\": []}")      // raw control character
-        fails(#"{"name": "x", "values": [01]}"#)             // leading zero
+        fails(#"{"name": "x", "values": [1, 2]"#)  // truncated
+        fails(#"{"name": "x", "values": [1, 2]} x"#)  // trailing bytes
+        fails(#"{"name": "x", "values": [1, 2,]}"#)  // trailing comma
+        fails(#"{"name": "x" "values": []}"#)  // missing comma
+        fails(#"{"name": "\q", "values": []}"#)  // bad escape
+        fails(#"{"name": "\ud800", "values": []}"#)  // lone surrogate
+        fails("{\"name\": \"a\u{1}\", \"values\": []}")  // raw control character
+        fails(#"{"name": "x", "values": [01]}"#)  // leading zero
         fails(#"{"name": "x", "values": [1e]}"#)
         fails(#"{"name": "x", "values": [+1]}"#)
         fails(#"{"name": "x", "values": [nul]}"#)
-        fails(#"{"name": "x", "values": [1e999]}"#)          // does not fit
-        fails(String(repeating: "[", count: 100_000))        // far too deep: an error, not a stack overflow
+        fails(#"{"name": "x", "values": [1e999]}"#)  // does not fit
+        fails(String(repeating: "[", count: 100_000))  // far too deep: an error, not a stack overflow
         #expect {
             try decoder.decode(Inner.self, from: Array(#"{"values": []}"#.utf8))
         } throws: { error in
@@ -115,8 +115,9 @@ import Testing
         let steps = 20_000
         let curve = (0..<steps).map { S.TimedValue<Float>(time: Double($0) / 10, value: -20 - Float($0 % 97) * 0.013) }
         var result = SessionResult()
-        result.loudness = LoudnessResult(integrated: .init(time: 2000, value: -14), momentary: curve, shortTerm: curve,
-                                         peak: .init(time: 3, value: -1), loudnessRange: 6.5, truePeak: -0.8)
+        result.loudness = LoudnessResult(
+            integrated: .init(time: 2000, value: -14), momentary: curve, shortTerm: curve,
+            peak: .init(time: 3, value: -1), loudnessRange: 6.5, truePeak: -0.8)
         let line = Report(source: SourceInfo(path: "long.flac", duration: 2000), result: result, warning: nil).jsonLine()
         #expect(try JSONLineDecoder().decode(Report.self, from: line).jsonLine() == line)
     }

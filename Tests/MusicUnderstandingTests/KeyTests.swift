@@ -53,8 +53,10 @@ private enum KeySignals {
 
     /// A cadence in the key of `tonic` (pitch class), chords of `chordLength` seconds, repeated
     /// `repeats` times, starting at `start`; bass an octave and a half below the chord.
-    static func addCadence(_ out: inout [Float], tonic: Int, minor: Bool, start: Double, chordLength: Double,
-                           repeats: Int, a4: Double = 440) {
+    static func addCadence(
+        _ out: inout [Float], tonic: Int, minor: Bool, start: Double, chordLength: Double,
+        repeats: Int, a4: Double = 440
+    ) {
         var t = start
         for _ in 0..<repeats {
             for chord in cadence(minor: minor) {
@@ -69,8 +71,10 @@ private enum KeySignals {
     /// Chords given as pitch classes relative to `tonic`, each `chordLength` seconds, repeated
     /// `repeats` times from `start`; each chord's first note is also played as a bass note an
     /// octave and a half below the chord (the chord's root, in the bass register).
-    static func addProgression(_ out: inout [Float], chords: [[Int]], tonic: Int, start: Double, chordLength: Double,
-                               repeats: Int) {
+    static func addProgression(
+        _ out: inout [Float], chords: [[Int]], tonic: Int, start: Double, chordLength: Double,
+        repeats: Int
+    ) {
         var t = start
         for _ in 0..<repeats {
             for chord in chords {
@@ -177,8 +181,10 @@ private enum KeySignals {
     }
 
     /// Runs the shared feature stage and the key analysis on `samples`.
-    static func analyze(_ samples: [Float], rhythm: RhythmResult? = nil,
-                        configuration: KeyAnalyzer.Configuration = .init()) -> (KeyResult, SharedFeatures) {
+    static func analyze(
+        _ samples: [Float], rhythm: RhythmResult? = nil,
+        configuration: KeyAnalyzer.Configuration = .init()
+    ) -> (KeyResult, SharedFeatures) {
         let stage = FeatureStage(features: [.onset, .chroma])
         var i = 0
         while i < samples.count {
@@ -228,8 +234,9 @@ struct KeyTests {
                 KeySignals.addCadence(&samples, tonic: tonic, minor: minor, start: 0.2, chordLength: 1.0, repeats: 1)
                 let (result, features) = KeySignals.analyze(samples)
                 let key = KeySignals.globalKey(result)
-                #expect(key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
-                        "tonic \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
+                #expect(
+                    key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
+                    "tonic \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
                 #expect(result.ranges.count == 1)
                 #expect(KeySignals.covers(result, duration: features.duration))
             }
@@ -248,12 +255,14 @@ struct KeyTests {
             for isMinor in [true, false] {
                 var samples = [Float](repeating: 0, count: Int(8.6 * KeySignals.rate))
                 let tonic = isMinor ? minorTonic : relativeMajorTonic
-                KeySignals.addProgression(&samples, chords: isMinor ? naturalMinor : major, tonic: tonic,
-                                          start: 0.2, chordLength: 1.0, repeats: 2)
+                KeySignals.addProgression(
+                    &samples, chords: isMinor ? naturalMinor : major, tonic: tonic,
+                    start: 0.2, chordLength: 1.0, repeats: 2)
                 let (result, _) = KeySignals.analyze(samples)
                 let key = KeySignals.globalKey(result)
-                #expect(key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
-                        "tonic \(tonic) \(isMinor ? "natural minor" : "major"): got \(String(describing: key))")
+                #expect(
+                    key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
+                    "tonic \(tonic) \(isMinor ? "natural minor" : "major"): got \(String(describing: key))")
             }
         }
     }
@@ -263,8 +272,8 @@ struct KeyTests {
         // Both loops use the same seven pitch classes (E♭ natural minor = G♭/F♯ major) and all
         // their triads; the loop alone does not say which note is home. The piece closes on its
         // tonic chord, held and released into silence.
-        let minorLoop = [[0, 3, 7], [-4, 0, 3], [3, 7, 10], [-2, 2, 5]]      // i VI III VII
-        let majorLoop = [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]]   // I V vi IV
+        let minorLoop = [[0, 3, 7], [-4, 0, 3], [3, 7, 10], [-2, 2, 5]]  // i VI III VII
+        let majorLoop = [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]]  // I V vi IV
         for (isMinor, tonic) in [(true, 3), (false, 6)] {
             var samples = [Float](repeating: 0, count: Int(9.8 * KeySignals.rate))
             let loop = isMinor ? minorLoop : majorLoop
@@ -272,8 +281,9 @@ struct KeyTests {
             KeySignals.addProgression(&samples, chords: [loop[0]], tonic: tonic, start: 6.1, chordLength: 3, repeats: 1)
             let (result, _) = KeySignals.analyze(samples)
             let key = KeySignals.globalKey(result)
-            #expect(key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
-                    "\(isMinor ? "minor" : "major") loop on \(tonic): got \(String(describing: key))")
+            #expect(
+                key?.pitchClass == tonic && key?.mode == (isMinor ? .minor : .major),
+                "\(isMinor ? "minor" : "major") loop on \(tonic): got \(String(describing: key))")
         }
     }
 
@@ -295,8 +305,9 @@ struct KeyTests {
         }
         let weights: ArraySlice<Double> = [1]
         func choose(_ key: Int, _ s: [Double], _ triadShares: [Double], closing: [Double]?) -> Int {
-            KeyAnalyzer.tonicKey(key, scores: s[...], weights: weights, triadShares: triadShares, closing: closing,
-                                 tonicChordWeight: 1, closingChordWeight: 0.25)
+            KeyAnalyzer.tonicKey(
+                key, scores: s[...], weights: weights, triadShares: triadShares, closing: closing,
+                tonicChordWeight: 1, closingChordWeight: 0.25)
         }
         // Without chords or a closing chord the correlation decides.
         #expect(choose(0, scores, shares([]), closing: nil) == 0)
@@ -322,8 +333,9 @@ struct KeyTests {
         // ("Help!", "Misery"); the chord holds the A minor triad as well as the C major one.
         for released in [false, true] {
             var samples = [Float](repeating: 0, count: Int((released ? 12.8 : 11.9) * KeySignals.rate))
-            KeySignals.addProgression(&samples, chords: [[0, 4, 7], [9, 12, 16], [5, 9, 12], [7, 11, 14]], tonic: 0,
-                                      start: 0.1, chordLength: 0.75, repeats: 3)
+            KeySignals.addProgression(
+                &samples, chords: [[0, 4, 7], [9, 12, 16], [5, 9, 12], [7, 11, 14]], tonic: 0,
+                start: 0.1, chordLength: 0.75, repeats: 3)
             KeySignals.addProgression(&samples, chords: [[0, 4, 7, 9]], tonic: 0, start: 9.1, chordLength: 3, repeats: 1)
             let (result, _) = KeySignals.analyze(samples)
             let key = KeySignals.globalKey(result)
@@ -355,8 +367,9 @@ struct KeyTests {
             }
             let (result, features) = Self.band(chords: chords, tonic: tonic, repeats: 8, melody: melody)
             let key = KeySignals.globalKey(result)
-            #expect(key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
-                    "tonic \(tonic) third \(third): got \(String(describing: key))")
+            #expect(
+                key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
+                "tonic \(tonic) third \(third): got \(String(describing: key))")
             #expect(result.ranges.count == 1, "ranges \(result.ranges.map(\.value))")
             #expect(KeySignals.covers(result, duration: features.duration))
         }
@@ -386,8 +399,9 @@ struct KeyTests {
                 }
                 let (result, _) = KeySignals.analyze(samples)
                 let key = KeySignals.globalKey(result)
-                #expect(key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
-                        "scale on \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
+                #expect(
+                    key?.pitchClass == tonic && key?.mode == (minor ? .minor : .major),
+                    "scale on \(tonic) \(minor ? "minor" : "major"): got \(String(describing: key))")
             }
         }
     }
@@ -396,8 +410,8 @@ struct KeyTests {
     func modulation() {
         let half = 16.0
         var samples = [Float](repeating: 0, count: Int(2 * half * KeySignals.rate))
-        KeySignals.addCadence(&samples, tonic: 0, minor: false, start: 0, chordLength: 1, repeats: 4)       // C major
-        KeySignals.addCadence(&samples, tonic: 4, minor: false, start: half, chordLength: 1, repeats: 4)    // E major
+        KeySignals.addCadence(&samples, tonic: 0, minor: false, start: 0, chordLength: 1, repeats: 4)  // C major
+        KeySignals.addCadence(&samples, tonic: 4, minor: false, start: half, chordLength: 1, repeats: 4)  // E major
         let (result, features) = KeySignals.analyze(samples)
         #expect(result.ranges.count == 2)
         #expect(KeySignals.covers(result, duration: features.duration))
@@ -412,11 +426,12 @@ struct KeyTests {
     func modulationOnBars() {
         let half = 16.0
         var samples = [Float](repeating: 0, count: Int(2 * half * KeySignals.rate))
-        KeySignals.addCadence(&samples, tonic: 7, minor: false, start: 0, chordLength: 1, repeats: 4)      // G major
-        KeySignals.addCadence(&samples, tonic: 1, minor: true, start: half, chordLength: 1, repeats: 4)    // C♯ minor
+        KeySignals.addCadence(&samples, tonic: 7, minor: false, start: 0, chordLength: 1, repeats: 4)  // G major
+        KeySignals.addCadence(&samples, tonic: 1, minor: true, start: half, chordLength: 1, repeats: 4)  // C♯ minor
         let bars = stride(from: 0.0, to: 2 * half, by: 2.0).map { $0 }
-        let rhythm = RhythmResult(beats: stride(from: 0.0, to: 2 * half, by: 0.5).map { $0 }, bars: bars,
-                                  beatsPerMinute: 120, beatsPerBar: 4)
+        let rhythm = RhythmResult(
+            beats: stride(from: 0.0, to: 2 * half, by: 0.5).map { $0 }, bars: bars,
+            beatsPerMinute: 120, beatsPerBar: 4)
         let (result, features) = KeySignals.analyze(samples, rhythm: rhythm)
         #expect(result.ranges.count == 2)
         #expect(KeySignals.covers(result, duration: features.duration))
@@ -508,8 +523,9 @@ struct KeyTests {
     func colouredNoise() {
         for colour in 0...2 {
             let (result, _) = KeySignals.analyze(KeySignals.noise(seconds: 20, colour: colour))
-            #expect(result.ranges.isEmpty && result.confidence == nil,
-                    "colour \(colour): got \(result.ranges.map(\.value))")
+            #expect(
+                result.ranges.isEmpty && result.confidence == nil,
+                "colour \(colour): got \(result.ranges.map(\.value))")
         }
     }
 
@@ -527,8 +543,10 @@ struct KeyTests {
                 beeps[s0 + i] = Float(0.5 * env * sin(2 * Double.pi * 880 * Double(i) / rate))
             }
         }
-        for (name, samples) in [("clicks", clicks), ("beeps", beeps),
-                                ("drums with toms", KeySignals.drums(seconds: 16, bpm: 100, toms: true))] {
+        for (name, samples) in [
+            ("clicks", clicks), ("beeps", beeps),
+            ("drums with toms", KeySignals.drums(seconds: 16, bpm: 100, toms: true)),
+        ] {
             let (result, _) = KeySignals.analyze(samples)
             #expect(result.ranges.isEmpty, "\(name): got \(result.ranges.map(\.value))")
         }
@@ -539,10 +557,10 @@ struct KeyTests {
         let rate = KeySignals.rate
         let sine = (0..<Int(8 * rate)).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / rate)) }
         var note = [Float](repeating: 0, count: Int(8 * rate))
-        KeySignals.addTone(&note, midi: 57, start: 0, length: 8, gain: 0.3)       // A3 with 12 partials
+        KeySignals.addTone(&note, midi: 57, start: 0, length: 8, gain: 0.3)  // A3 with 12 partials
         var fifth = [Float](repeating: 0, count: Int(8 * rate))
         KeySignals.addTone(&fifth, midi: 57, start: 0, length: 8, gain: 0.2)
-        KeySignals.addTone(&fifth, midi: 64, start: 0, length: 8, gain: 0.2)      // E4
+        KeySignals.addTone(&fifth, midi: 64, start: 0, length: 8, gain: 0.2)  // E4
         for (name, samples) in [("sine", sine), ("note", note), ("fifth", fifth)] {
             let (result, _) = KeySignals.analyze(samples)
             #expect(result.ranges.isEmpty, "\(name): got \(result.ranges.map(\.value))")
@@ -609,11 +627,11 @@ struct KeyTests {
 
     @Test("A passage leaning to the dominant, the subdominant or the relative stays in the key; a modulation is found")
     func leaningPassagesStayInKey() {
-        let cadence = [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]]                 // I IV V I
+        let cadence = [[0, 4, 7], [5, 9, 12], [7, 11, 14], [0, 4, 7]]  // I IV V I
         let leanings: [(String, [[Int]])] = [
-            ("dominant", [[2, 6, 9], [7, 11, 14], [2, 6, 12], [7, 11, 14]]),          // II V II7 V: D F♯ in C
-            ("subdominant", [[0, 4, 10], [5, 9, 12], [10, 14, 17], [5, 9, 12]]),      // I7 IV ♭VII IV: B♭ in C
-            ("relative", [[9, 12, 16], [2, 5, 9], [4, 8, 11], [9, 12, 16]]),          // vi ii III vi: G♯ in C
+            ("dominant", [[2, 6, 9], [7, 11, 14], [2, 6, 12], [7, 11, 14]]),  // II V II7 V: D F♯ in C
+            ("subdominant", [[0, 4, 10], [5, 9, 12], [10, 14, 17], [5, 9, 12]]),  // I7 IV ♭VII IV: B♭ in C
+            ("relative", [[9, 12, 16], [2, 5, 9], [4, 8, 11], [9, 12, 16]]),  // vi ii III vi: G♯ in C
         ]
         for (name, passage) in leanings {
             var samples = [Float](repeating: 0, count: Int(33.4 * KeySignals.rate))
@@ -621,8 +639,9 @@ struct KeyTests {
             KeySignals.addProgression(&samples, chords: passage, tonic: 0, start: 12.2, chordLength: 1, repeats: 2)
             KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 20.2, chordLength: 1, repeats: 3)
             let (result, features) = KeySignals.analyze(samples)
-            #expect(result.ranges.map(\.value) == [KeyResult.KeySignature(tonic: .c, mode: .major)],
-                    "\(name): \(result.ranges.map(\.value))")
+            #expect(
+                result.ranges.map(\.value) == [KeyResult.KeySignature(tonic: .c, mode: .major)],
+                "\(name): \(result.ranges.map(\.value))")
             #expect(KeySignals.covers(result, duration: features.duration))
         }
         // The same frame with the middle in E major for 20 s: a modulation, two changes of key.
@@ -631,10 +650,13 @@ struct KeyTests {
         KeySignals.addProgression(&samples, chords: cadence, tonic: 4, start: 12.2, chordLength: 1, repeats: 5)
         KeySignals.addProgression(&samples, chords: cadence, tonic: 0, start: 32.2, chordLength: 1, repeats: 3)
         let (result, features) = KeySignals.analyze(samples)
-        #expect(result.ranges.map(\.value) == [KeyResult.KeySignature(tonic: .c, mode: .major),
-                                               KeyResult.KeySignature(tonic: .e, mode: .major),
-                                               KeyResult.KeySignature(tonic: .c, mode: .major)],
-                "\(result.ranges.map(\.value)) \(result.ranges.map(\.range))")
+        #expect(
+            result.ranges.map(\.value) == [
+                KeyResult.KeySignature(tonic: .c, mode: .major),
+                KeyResult.KeySignature(tonic: .e, mode: .major),
+                KeyResult.KeySignature(tonic: .c, mode: .major),
+            ],
+            "\(result.ranges.map(\.value)) \(result.ranges.map(\.range))")
         #expect(KeySignals.covers(result, duration: features.duration))
     }
 }

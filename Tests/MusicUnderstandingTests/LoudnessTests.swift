@@ -11,9 +11,11 @@ private enum Signal {
     /// A continuous-phase sine sequence: each segment is (peak level in dBFS per channel, seconds);
     /// the same sine on every channel, scaled per channel by `channelGains` (dB, default 0),
     /// interleaved. The sine is tiled from one exact period group, so long signals are cheap.
-    static func sines(_ segments: [(dBFS: Double, seconds: Double)], sampleRate: Double = 48_000,
-                      frequency: Double = 1_000, channels: Int = 2, channelGains: [Double]? = nil,
-                      phaseDegrees: Double = 0) -> [Float] {
+    static func sines(
+        _ segments: [(dBFS: Double, seconds: Double)], sampleRate: Double = 48_000,
+        frequency: Double = 1_000, channels: Int = 2, channelGains: [Double]? = nil,
+        phaseDegrees: Double = 0
+    ) -> [Float] {
         let gains = (channelGains ?? [Double](repeating: 0, count: channels)).map { pow(10, $0 / 20) }
         let total = segments.reduce(0) { $0 + Int(($1.seconds * sampleRate).rounded()) }
         // Smallest number of samples holding a whole number of periods (or 1 s at most).
@@ -40,8 +42,10 @@ private enum Signal {
     }
 
     /// Deterministic "music-like" noise: white noise shaped by a slowly varying envelope.
-    static func noise(seconds: Double, sampleRate: Double = 48_000, channels: Int = 2, seed: UInt64 = 1,
-                      envelopeHz: Double = 0.7) -> [Float] {
+    static func noise(
+        seconds: Double, sampleRate: Double = 48_000, channels: Int = 2, seed: UInt64 = 1,
+        envelopeHz: Double = 0.7
+    ) -> [Float] {
         var state = seed
         let frames = Int(seconds * sampleRate)
         var out = [Float](repeating: 0, count: frames * channels)
@@ -58,11 +62,14 @@ private enum Signal {
 }
 
 /// Runs a meter over a whole signal.
-private func measure(_ samples: [Float], sampleRate: Double = 48_000, channels: [AudioChannel]? = nil,
-                     truePeak: Bool = false) -> (LoudnessResult, LoudnessMeter) {
+private func measure(
+    _ samples: [Float], sampleRate: Double = 48_000, channels: [AudioChannel]? = nil,
+    truePeak: Bool = false
+) -> (LoudnessResult, LoudnessMeter) {
     let layout = channels ?? AudioChannel.defaultLayout(channelCount: 2)
-    let meter = LoudnessMeter(sampleRate: sampleRate, channels: layout,
-                              configuration: .init(measuresTruePeak: truePeak))
+    let meter = LoudnessMeter(
+        sampleRate: sampleRate, channels: layout,
+        configuration: .init(measuresTruePeak: truePeak))
     meter.add(samples)
     return (meter.result(), meter)
 }
@@ -323,8 +330,9 @@ func chunkedInputGivesTheSameResult(chunkFrames: Int) {
 @Test(arguments: [48_000.0, 44_100.0, 22_050.0])
 func oneStepPerHundredMilliseconds(rate: Double) {
     let frames = Int(10.05 * rate)
-    let meter = LoudnessMeter(sampleRate: rate, channels: [.frontLeft, .frontRight],
-                              configuration: .init(measuresTruePeak: false))
+    let meter = LoudnessMeter(
+        sampleRate: rate, channels: [.frontLeft, .frontRight],
+        configuration: .init(measuresTruePeak: false))
     var steps: [LoudnessStep] = []
     meter.add(Signal.noise(seconds: Double(frames) / rate, sampleRate: rate)) { steps.append($0) }
     #expect(steps.count == 100)

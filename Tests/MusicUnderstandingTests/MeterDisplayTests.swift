@@ -53,7 +53,8 @@ import Testing
 
     @Test func terminalDisplayShowsScaleTargetAndColoursUnlessNoColor() throws {
         guard let coloured = try Self.onTerminal(["--target", "-14"], environment: [:]),
-              let plain = try Self.onTerminal(["--target", "-14"], environment: ["NO_COLOR": "1"]) else { return }
+            let plain = try Self.onTerminal(["--target", "-14"], environment: ["NO_COLOR": "1"])
+        else { return }
         for text in [coloured, plain] {
             #expect(text.contains("target -14.0 LUFS"))
             #expect(text.contains("-60") && text.contains("-30"), "the dB scale")

@@ -37,8 +37,10 @@ struct OutputCLITests {
 
     @Test("--format json: one pretty JSON array of schema-valid reports (and [] for no input)")
     func json() async throws {
-        let run = try await CLI.run(["analyze", "--for", "loudness", "--format", "json",
-                                     "Fixtures/tone_2s_stereo.ogg", "Fixtures/tone_2s_stereo.mp3", "Fixtures/no-such.wav"])
+        let run = try await CLI.run([
+            "analyze", "--for", "loudness", "--format", "json",
+            "Fixtures/tone_2s_stereo.ogg", "Fixtures/tone_2s_stereo.mp3", "Fixtures/no-such.wav",
+        ])
         #expect(run.status == 1)
         #expect(run.out.hasPrefix("[\n  {\n    \""), "pretty: \(run.out.prefix(40))")
         let array = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [Any])

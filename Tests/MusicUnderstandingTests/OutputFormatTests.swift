@@ -20,14 +20,16 @@ enum SampleReport {
             phrases: [TimeRange(start: 0, end: 5), TimeRange(start: 5, end: 13), TimeRange(start: 13, end: 20)],
             sectionLabels: ["A", "B", "A"], sectionFunctions: ["intro", "verse", "chorus"])
         let curve = stride(from: 0.1, through: 20, by: 0.1).map { MusicUnderstandingSession.TimedValue<Float>(time: $0, value: -20) }
-        let loudness = LoudnessResult(integrated: .init(time: 20, value: -14.25), momentary: curve, shortTerm: curve,
-                                      peak: .init(time: 3, value: -1.5), loudnessRange: 6.5, truePeak: -0.75)
+        let loudness = LoudnessResult(
+            integrated: .init(time: 20, value: -14.25), momentary: curve, shortTerm: curve,
+            peak: .init(time: 3, value: -1.5), loudnessRange: 6.5, truePeak: -0.75)
         let pace = PaceResult(ranges: [.init(range: TimeRange(start: 0, end: 10), value: 120), .init(range: TimeRange(start: 10, end: 20), value: 240)])
         let activity = InstrumentActivityResult(
             ranges: [.drum: [TimeRange(start: 5, end: 20)], .bass: [], .vocal: [TimeRange(start: 13, end: 18)], .other: [TimeRange(start: 0, end: 20)]],
             activity: [.drum: stride(from: 0.0, to: 20, by: 0.1).map { .init(time: $0, value: $0 >= 5 ? 0.8 : 0) }])
-        return SessionResult(key: key, rhythm: RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4),
-                             structure: structure, pace: pace, instrumentActivity: activity, loudness: loudness)
+        return SessionResult(
+            key: key, rhythm: RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4),
+            structure: structure, pace: pace, instrumentActivity: activity, loudness: loudness)
     }
 
     static func report(path: String = "music/song.flac") -> Report {
@@ -66,8 +68,10 @@ enum SampleReport {
     @Test("The main key is the one that holds longest, not the first")
     func mainKey() {
         let c = KeyResult.KeySignature(tonic: .c, mode: .major), g = KeyResult.KeySignature(tonic: .g, mode: .major)
-        let key = KeyResult(ranges: [.init(range: TimeRange(start: 0, end: 10), value: c), .init(range: TimeRange(start: 10, end: 25), value: g),
-                                     .init(range: TimeRange(start: 25, end: 28), value: c)])
+        let key = KeyResult(ranges: [
+            .init(range: TimeRange(start: 0, end: 10), value: c), .init(range: TimeRange(start: 10, end: 25), value: g),
+            .init(range: TimeRange(start: 25, end: 28), value: c),
+        ])
         #expect(key.mainKey == g)
         #expect(KeyResult(ranges: []).mainKey == nil)
     }
@@ -153,7 +157,8 @@ enum SampleReport {
     func jamsValidatorCatchesErrors() throws {
         let good = try #require(JAMSDocument.document(SampleReport.report()))
         guard case .object(var doc) = good, case .array(var annotations) = doc["annotations"],
-              case .object(var tempo) = annotations[1], case .object(var key) = annotations[2] else {
+            case .object(var tempo) = annotations[1], case .object(var key) = annotations[2]
+        else {
             Issue.record("unexpected document shape")
             return
         }
@@ -167,8 +172,9 @@ enum SampleReport {
         #expect(errors.contains { $0.contains("key_mode") && $0.contains("H:major") }, "\(errors)")
     }
 
-    @Test("JAMS: the jams Python package loads and validates the document (skipped without Python and jams)",
-          .enabled(if: JAMSValidator.python != nil, "no Python with the jams package (pip install jams)"))
+    @Test(
+        "JAMS: the jams Python package loads and validates the document (skipped without Python and jams)",
+        .enabled(if: JAMSValidator.python != nil, "no Python with the jams package (pip install jams)"))
     func jamsPythonValidates() throws {
         let python = try #require(JAMSValidator.python)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-jams-\(getpid()).jams")
@@ -195,8 +201,11 @@ enum SampleReport {
         let all = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("music").path).sorted()
         #expect(all.filter { $0.hasPrefix(".") }.count == 3, "a stamp file per format that is no report: \(all)")
         let names = all.filter { !$0.hasPrefix(".") }
-        #expect(names == ["song.flac.bars.txt", "song.flac.beats.txt", "song.flac.csv", "song.flac.jams", "song.flac.json",
-                          "song.flac.key.txt", "song.flac.sections.txt"])
+        #expect(
+            names == [
+                "song.flac.bars.txt", "song.flac.beats.txt", "song.flac.csv", "song.flac.jams", "song.flac.json",
+                "song.flac.key.txt", "song.flac.sections.txt",
+            ])
         let json = try Data(contentsOf: dir.appendingPathComponent("music/song.flac.json"))
         #expect(try SchemaValidator.reportSchema().validate(json).isEmpty)
         try JAMSValidator.validate(Data(contentsOf: dir.appendingPathComponent("music/song.flac.jams")))

@@ -108,8 +108,9 @@ import Testing
             high[hat] = 1
             beat += 0.5
         }
-        let onset = OnsetFeatures(frameRate: rate, strength: broad, energy: [Float](repeating: 1, count: n),
-                                  highStrength: high)
+        let onset = OnsetFeatures(
+            frameRate: rate, strength: broad, energy: [Float](repeating: 1, count: n),
+            highStrength: high)
         var without = PaceAnalyzer.Configuration()
         without.highBandEvents = false
         let kicks = PaceAnalyzer(configuration: without).events(onset)
@@ -219,7 +220,8 @@ import Testing
         // Switched off, everything counts.
         var off = PaceAnalyzer.Configuration()
         off.rejectsOffGridEvents = false
-        #expect(PaceAnalyzer(configuration: off).quantised(strays + times, beats: beats).count
+        #expect(
+            PaceAnalyzer(configuration: off).quantised(strays + times, beats: beats).count
                 > analyzer.quantised(strays + times, beats: beats).count)
     }
 
@@ -233,9 +235,9 @@ import Testing
         var occupied = (0..<(10 * period)).map { $0 % 2 == 0 }
         var salience = occupied.map { $0 ? Float(2) : 0.1 }
         let soft = 4 * period + 2, silent = 5 * period + 4, late = 6 * period + 6
-        occupied[soft] = false; salience[soft] = 0.5          // under the floor, heard
-        occupied[silent] = false; salience[silent] = 0.05     // nothing there
-        occupied[late] = false; occupied[late + 1] = true     // the pattern's event, a slot late
+        occupied[soft] = false; salience[soft] = 0.5  // under the floor, heard
+        occupied[silent] = false; salience[silent] = 0.05  // nothing there
+        occupied[late] = false; occupied[late + 1] = true  // the pattern's event, a slot late
         let out = analyzer.restoringExpectedEvents(occupied, period: period, salience: salience)
         #expect(out[soft], "expected and heard")
         #expect(!out[silent], "expected but silent")

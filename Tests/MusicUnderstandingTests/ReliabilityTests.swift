@@ -36,7 +36,8 @@ struct ReliabilityTests {
     func analyzeStopsAfterBrokenPipe() async throws {
         let work = try Workspace()
         for i in 0..<30 { try work.copy("tone_alac.m4a", to: "in/\(i).m4a") }
-        let run = try await Shell.run(#"trap '' PIPE; "$CADENZA" analyze --for loudness --jobs 1 "$1" | head -c 1 > /dev/null; exit ${PIPESTATUS[0]}"#, work.path("in"))
+        let run = try await Shell.run(
+            #"trap '' PIPE; "$CADENZA" analyze --for loudness --jobs 1 "$1" | head -c 1 > /dev/null; exit ${PIPESTATUS[0]}"#, work.path("in"))
         #expect(run.status == 3, "\(run.err)")
         let stopped = run.err.split(separator: "\n").first { $0.contains("stopped after") }
         let done = stopped.flatMap { line in line.split(separator: " ").reversed().compactMap { Int($0) }.last }
@@ -47,15 +48,18 @@ struct ReliabilityTests {
     /// dies of SIGBUS in any instrumented `cadenza analyze`, before Cadenza writes a byte (one
     /// 2-second file with `ulimit -f 4` is enough; Reports/sanitizers.md). Plain and ASan runs
     /// test it.
-    @Test("Bug 13: a disk that fills up mid-line leaves only whole NDJSON lines (ulimit -f), status 3",
-          .disabled(if: ProcessInfo.processInfo.environment["CADENZA_SANITIZER"] == "thread",
-                    "the ThreadSanitizer runtime crashes under a file-size limit"))
+    @Test(
+        "Bug 13: a disk that fills up mid-line leaves only whole NDJSON lines (ulimit -f), status 3",
+        .disabled(
+            if: ProcessInfo.processInfo.environment["CADENZA_SANITIZER"] == "thread",
+            "the ThreadSanitizer runtime crashes under a file-size limit"))
     func noHalfWrittenLine() async throws {
         let work = try Workspace()
         let inputs = ["tone_2s_stereo.flac", "tone_2s_stereo.opus", "tone_2s_stereo.ogg", "tone_2s_stereo.mp3"]
         // 4 blocks of 1024 bytes: room for a line or two of these reports, not all four.
-        let run = try await Shell.run(#"trap '' XFSZ; ulimit -f 4; "$CADENZA" analyze --for loudness --jobs 1 "${@:2}" > "$1""#,
-                                      [work.path("out.ndjson")] + inputs.map { "Fixtures/" + $0 })
+        let run = try await Shell.run(
+            #"trap '' XFSZ; ulimit -f 4; "$CADENZA" analyze --for loudness --jobs 1 "${@:2}" > "$1""#,
+            [work.path("out.ndjson")] + inputs.map { "Fixtures/" + $0 })
         #expect(run.status == 3, "\(run.err)")
         let data = try Data(contentsOf: URL(fileURLWithPath: work.path("out.ndjson")))
         #expect(data.isEmpty || data.last == 0x0A, "the file ends with a complete line")
@@ -158,11 +162,12 @@ struct ReliabilityTests {
         }
         let meter = try await CLI.run(["meter", "--format", "s16le", "--rate", "10", "--channels", "1"], stdin: Data(count: 100))
         #expect(meter.status == 2 && meter.err.contains("--rate"))
-        let session = MusicUnderstandingSession(audioProvider: AsyncStream<PCMBuffer?> { c in
-            c.yield(PCMBuffer(sampleRate: 19, channelCount: 1, samples: [Float](repeating: 0.1, count: 100)))
-            c.yield(nil)
-            c.finish()
-        })
+        let session = MusicUnderstandingSession(
+            audioProvider: AsyncStream<PCMBuffer?> { c in
+                c.yield(PCMBuffer(sampleRate: 19, channelCount: 1, samples: [Float](repeating: 0.1, count: 100)))
+                c.yield(nil)
+                c.finish()
+            })
         await #expect(throws: AnalysisError.self) { try await session.analyze(for: [.loudness]) }
     }
 
@@ -184,10 +189,12 @@ struct ReliabilityTests {
         #expect(warning.contains("5 non-finite") && warning.contains("1 sample beyond"), "\(warning)")
     }
 
-    @Test("Bug 10: truncated Ogg Vorbis and Opus files get a report with a warning; intact ones none", arguments: [
-        ("hostile/truncated.ogg", true), ("hostile/truncated.opus", true),
-        ("tone_2s_stereo.ogg", false), ("tone_2s_stereo.opus", false), ("chained_rate_change.ogg", false),
-    ])
+    @Test(
+        "Bug 10: truncated Ogg Vorbis and Opus files get a report with a warning; intact ones none",
+        arguments: [
+            ("hostile/truncated.ogg", true), ("hostile/truncated.opus", true),
+            ("tone_2s_stereo.ogg", false), ("tone_2s_stereo.opus", false), ("chained_rate_change.ogg", false),
+        ])
     func truncatedOgg(_ name: String, _ truncated: Bool) throws {
         let result = try FileAnalyzer(types: [.loudness]).analyze(path: CLI.fixtures.appendingPathComponent(name).path)
         #expect((result.warning != nil) == truncated, "\(name): \(result.warning ?? "no warning")")

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import Testing
 @testable import MusicUnderstanding
@@ -26,8 +26,10 @@ final class SVGElements: NSObject, XMLParserDelegate {
         return delegate.elements
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         elements.append(Element(name: name, attributes: attributes, groups: groups))
         open.append(elements.count - 1)
         if name == "g" { groups.append(attributes["id"] ?? "") }
@@ -99,16 +101,22 @@ extension [SVGElements.Element] {
     func hourLongMix() throws {
         let beats = stride(from: 0.25, to: 3600, by: 0.5).map { $0 }  // 120 BPM for an hour: 7200 beats
         let bars = stride(from: 0.25, to: 3600, by: 2.0).map { $0 }
-        let curve = stride(from: 0.1, through: 3600, by: 0.1).map { MusicUnderstandingSession.TimedValue<Float>(time: $0, value: Float(-20 + 5 * sin($0 / 30))) }
-        let loudness = LoudnessResult(integrated: .init(time: 3600, value: -18), momentary: curve, shortTerm: curve,
-                                      peak: .init(time: 1, value: -1), loudnessRange: 8, truePeak: -0.5)
-        let activity = InstrumentActivityResult(ranges: [.drum: [TimeRange(start: 0, end: 3600)]],
-                                                activity: [.drum: curve.map { .init(time: $0.time, value: 0.7) }])
+        let curve = stride(from: 0.1, through: 3600, by: 0.1).map {
+            MusicUnderstandingSession.TimedValue<Float>(time: $0, value: Float(-20 + 5 * sin($0 / 30)))
+        }
+        let loudness = LoudnessResult(
+            integrated: .init(time: 3600, value: -18), momentary: curve, shortTerm: curve,
+            peak: .init(time: 1, value: -1), loudnessRange: 8, truePeak: -0.5)
+        let activity = InstrumentActivityResult(
+            ranges: [.drum: [TimeRange(start: 0, end: 3600)]],
+            activity: [.drum: curve.map { .init(time: $0.time, value: 0.7) }])
         let sections = stride(from: 0.0, to: 3600, by: 16).map { TimeRange(start: $0, duration: 16) }
-        let result = SessionResult(rhythm: RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4),
-                                   structure: StructureResult(sections: sections, segments: sections, phrases: sections,
-                                                              sectionLabels: sections.indices.map { $0 % 2 == 0 ? "A" : "B" }),
-                                   instrumentActivity: activity, loudness: loudness)
+        let result = SessionResult(
+            rhythm: RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4),
+            structure: StructureResult(
+                sections: sections, segments: sections, phrases: sections,
+                sectionLabels: sections.indices.map { $0 % 2 == 0 ? "A" : "B" }),
+            instrumentActivity: activity, loudness: loudness)
         let plot = ReportPlot(report: Report(source: SourceInfo(path: "mix.flac", duration: 3600), result: result))
         #expect(!plot.drawsBeats)
         #expect(plot.barStride == 8, "2 s bars are 0.59 px apart: every 4th is 2.3 px, every 8th 4.7 px")

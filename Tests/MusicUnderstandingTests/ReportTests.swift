@@ -18,8 +18,9 @@ import Testing
     }
 
     @Test func reportValidatesAgainstSchema() throws {
-        let report = Report(source: SourceInfo(path: "a.wav", duration: 12.5, sampleRate: 44100, channels: 2, codec: "pcm_s16le"),
-                            result: Self.sampleResult())
+        let report = Report(
+            source: SourceInfo(path: "a.wav", duration: 12.5, sampleRate: 44100, channels: 2, codec: "pcm_s16le"),
+            result: Self.sampleResult())
         let errors = try SchemaValidator.reportSchema().validate(report.jsonLine())
         #expect(errors.isEmpty, "\(errors)")
     }
@@ -63,7 +64,12 @@ import Testing
         let validator = try SchemaValidator.reportSchema()
         #expect(!validator.validate(Data(#"{"schemaVersion":2,"source":{"path":"a"}}"#.utf8)).isEmpty)
         #expect(!validator.validate(Data(#"{"schemaVersion":1,"source":{"path":"a"},"rhythm":{"beats":[],"bars":[]}}"#.utf8)).isEmpty)
-        #expect(!validator.validate(Data(#"{"schemaVersion":1,"source":{"path":"a"},"key":{"ranges":[{"range":{"start":0,"duration":1},"value":{"tonic":"h","mode":"major"}}]}}"#.utf8)).isEmpty)
+        #expect(
+            !validator.validate(
+                Data(
+                    #"{"schemaVersion":1,"source":{"path":"a"},"key":{"ranges":[{"range":{"start":0,"duration":1},"value":{"tonic":"h","mode":"major"}}]}}"#
+                        .utf8)
+            ).isEmpty)
     }
 
     /// Extra optional fields the project adds to the shared contract (README, "Extra fields"):
@@ -168,8 +174,10 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
     }
 
     @Test func numbersAreFormattedAsJSONEncoderFormatsThem() throws {
-        let fixed: [Double] = [0.1, 1e-7, 1e21, -0.0, 0, 45.0, -45, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                               .leastNormalMagnitude, 1e15, 1e16, 9_007_199_254_740_992, 123_456_789_012_345.6, 0.000123, 1e-5, 2.5e-5, 100]
+        let fixed: [Double] = [
+            0.1, 1e-7, 1e21, -0.0, 0, 45.0, -45, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            .leastNormalMagnitude, 1e15, 1e16, 9_007_199_254_740_992, 123_456_789_012_345.6, 0.000123, 1e-5, 2.5e-5, 100,
+        ]
         #expect(text(try JSONLineEncoder().encode([0.1, 1e-7, 1e21, -0.0, 45.0])) == "[0.1,1e-07,1e+21,-0,45]")
         var rng = SplitMix64(seed: 1)
         var doubles = fixed
@@ -314,13 +322,17 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
     }
 
     @Test func activityValuesFollowTheContract() throws {
-        let result = SessionResult(instrumentActivity: InstrumentActivityResult(
-            ranges: [.drum: [TimeRange(start: 1, duration: 2)]],
-            activity: [.drum: activity([1.7, -0.3, .nan, .infinity, -.infinity, 0.5, 0.12345])]))
+        let result = SessionResult(
+            instrumentActivity: InstrumentActivityResult(
+                ranges: [.drum: [TimeRange(start: 1, duration: 2)]],
+                activity: [.drum: activity([1.7, -0.3, .nan, .infinity, -.infinity, 0.5, 0.12345])]))
         let line = Report(source: SourceInfo(path: "a"), result: result).jsonLine()
         #expect(try SchemaValidator.reportSchema().validate(line).isEmpty)
         let written = text(line)
-        #expect(written.contains(#""drum":[{"time":0,"value":1},{"time":0.1,"value":0},{"time":0.2,"value":0},{"time":0.3,"value":1},{"time":0.4,"value":0},{"time":0.5,"value":0.5},{"time":0.6,"value":0.123}]"#))
+        #expect(
+            written.contains(
+                #""drum":[{"time":0,"value":1},{"time":0.1,"value":0},{"time":0.2,"value":0},{"time":0.3,"value":1},{"time":0.4,"value":0},{"time":0.5,"value":0.5},{"time":0.6,"value":0.123}]"#
+            ))
         #expect(written.contains(#""ranges":{"bass":[],"drum":[{"duration":2,"start":1}],"other":[],"vocal":[]}"#))
         #expect(written.contains(#""activity":{"bass":[],"drum":"#))
         let decoded = try JSONDecoder().decode(Report.self, from: line)
@@ -332,10 +344,14 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
     }
 
     @Test func emptyAndAbsentMapsGiveAllFourInstruments() throws {
-        for maps in [([:], [:]), ([.vocal: []], [.other: []])] as [([InstrumentActivityResult.Instrument: [TimeRange]], [InstrumentActivityResult.Instrument: [S.TimedValue<Float>]])] {
+        for maps in [([:], [:]), ([.vocal: []], [.other: []])]
+            as [([InstrumentActivityResult.Instrument: [TimeRange]], [InstrumentActivityResult.Instrument: [S.TimedValue<Float>]])]
+        {
             let line = Report(source: SourceInfo(path: "a"), result: SessionResult(instrumentActivity: .init(ranges: maps.0, activity: maps.1))).jsonLine()
             #expect(try SchemaValidator.reportSchema().validate(line).isEmpty)
-            #expect(text(line).contains(#""instrumentActivity":{"activity":{"bass":[],"drum":[],"other":[],"vocal":[]},"ranges":{"bass":[],"drum":[],"other":[],"vocal":[]}}"#))
+            #expect(
+                text(line).contains(
+                    #""instrumentActivity":{"activity":{"bass":[],"drum":[],"other":[],"vocal":[]},"ranges":{"bass":[],"drum":[],"other":[],"vocal":[]}}"#))
         }
     }
 
@@ -344,14 +360,18 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
             integrated: .init(time: 1, value: .nan), momentary: activity([.infinity, -.infinity, .nan, -23]),
             shortTerm: [], peak: .init(time: 0, value: -.infinity), loudnessRange: .nan, truePeak: .infinity)
         for bpm in [Float.nan, .infinity, -.infinity, -5, 0, nil] {
-            let report = Report(source: SourceInfo(path: "a", duration: .nan),
-                                result: SessionResult(rhythm: RhythmResult(beats: [0.5], bars: [], beatsPerMinute: bpm), loudness: loudness))
+            let report = Report(
+                source: SourceInfo(path: "a", duration: .nan),
+                result: SessionResult(rhythm: RhythmResult(beats: [0.5], bars: [], beatsPerMinute: bpm), loudness: loudness))
             let line = report.jsonLine()
             #expect(try SchemaValidator.reportSchema().validate(line).isEmpty)
             let written = text(line)
             #expect(written.contains(#""beatsPerMinute":null"#))
             #expect(written.contains(#""source":{"path":"a"}"#))
-            #expect(written.contains(#""loudnessRange":null,"momentary":[{"time":0,"value":null},{"time":0.1,"value":null},{"time":0.2,"value":null},{"time":0.3,"value":-23}]"#))
+            #expect(
+                written.contains(
+                    #""loudnessRange":null,"momentary":[{"time":0,"value":null},{"time":0.1,"value":null},{"time":0.2,"value":null},{"time":0.3,"value":-23}]"#)
+            )
             #expect(try referenceEncoder().encode(report) == line)
             let decoded = try JSONDecoder().decode(Report.self, from: line)
             #expect(decoded.result?.loudness?.truePeak == -.infinity)
@@ -378,17 +398,25 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         func value(_ i: Int) -> Float { i % 1000 == 0 ? -Float.infinity : -18 - Float(i % 300) * 0.011 }
         let momentary = (0..<n).map { i in S.TimedValue<Float>(time: Double(i + 4) * 0.1, value: -20 - Float(i % 400) * 0.0173) }
         let shortTerm = (0..<n).map { i in S.TimedValue<Float>(time: Double(i + 30) * 0.1, value: value(i)) }
-        let loudness = LoudnessResult(integrated: .init(time: 10_800, value: -19.5), momentary: momentary, shortTerm: shortTerm,
-                                      peak: .init(time: 12.3, value: -0.4), loudnessRange: 7.25, truePeak: -0.2)
+        let loudness = LoudnessResult(
+            integrated: .init(time: 10_800, value: -19.5), momentary: momentary, shortTerm: shortTerm,
+            peak: .init(time: 12.3, value: -0.4), loudnessRange: 7.25, truePeak: -0.2)
         let report = Report(source: SourceInfo(path: "long.flac", duration: 10_800), result: SessionResult(loudness: loudness))
         let line = report.jsonLine()
         // Checked on the bytes: decoding 216,000 values takes seconds in a debug build (the
         // random reports check decoding); a tenth of the curves is decoded below.
         #expect(line.count > 6_800_000 && line.count < 6_900_000)
-        #expect(line.range(of: Data(#"{"time":10800.3,"value":-26.903}],"peak":{"time":12.3,"value":-0.4},"shortTerm":[{"time":3,"value":null},{"time":3.1,"value":-18.011}"#.utf8)) != nil)
-        #expect(line.suffix(120).range(of: Data(#"{"time":10802.9,"value":-21.289}],"truePeak":-0.2},"schemaVersion":1,"source":{"duration":10800,"path":"long.flac"}}"#.utf8)) != nil)
-        let tenth = LoudnessResult(integrated: loudness.integrated, momentary: Array(momentary.prefix(n / 10)), shortTerm: Array(shortTerm.prefix(n / 10)),
-                                   peak: loudness.peak, loudnessRange: loudness.loudnessRange, truePeak: loudness.truePeak)
+        #expect(
+            line.range(
+                of: Data(
+                    #"{"time":10800.3,"value":-26.903}],"peak":{"time":12.3,"value":-0.4},"shortTerm":[{"time":3,"value":null},{"time":3.1,"value":-18.011}"#
+                        .utf8)) != nil)
+        #expect(
+            line.suffix(120).range(
+                of: Data(#"{"time":10802.9,"value":-21.289}],"truePeak":-0.2},"schemaVersion":1,"source":{"duration":10800,"path":"long.flac"}}"#.utf8)) != nil)
+        let tenth = LoudnessResult(
+            integrated: loudness.integrated, momentary: Array(momentary.prefix(n / 10)), shortTerm: Array(shortTerm.prefix(n / 10)),
+            peak: loudness.peak, loudnessRange: loudness.loudnessRange, truePeak: loudness.truePeak)
         let tenthLine = Report(source: report.source, result: SessionResult(loudness: tenth)).jsonLine()
         let decoded = try JSONDecoder().decode(Report.self, from: tenthLine)
         #expect(decoded.result?.loudness?.momentary.count == n / 10)
@@ -432,16 +460,18 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         }
 
         mutating func report() -> Report {
-            let source = SourceInfo(path: text(), duration: bool(0.8) ? (wild && bool(0.2) ? .nan : Double.random(in: 0...11_000, using: &rng)) : nil,
-                                    sampleRate: bool(0.8) ? int(8000...192_000) : nil, channels: bool(0.8) ? int(1...8) : nil,
-                                    codec: bool(0.8) ? ["mp3", "flac", "pcm_s16le"][int(0...2)] : nil)
+            let source = SourceInfo(
+                path: text(), duration: bool(0.8) ? (wild && bool(0.2) ? .nan : Double.random(in: 0...11_000, using: &rng)) : nil,
+                sampleRate: bool(0.8) ? int(8000...192_000) : nil, channels: bool(0.8) ? int(1...8) : nil,
+                codec: bool(0.8) ? ["mp3", "flac", "pcm_s16le"][int(0...2)] : nil)
             if bool(0.1) { return Report(path: source.path, error: AnalysisError.decoding(.corruptData(path: source.path, reason: text()))) }
             let tonics = KeyResult.Tonic.allCases
             var result = SessionResult()
             if bool(0.7) {
-                result.key = KeyResult(ranges: (0..<int(0...5)).map { _ in
-                    .init(range: range(), value: .init(tonic: tonics[int(0...(tonics.count - 1))], mode: bool() ? .major : .minor))
-                })
+                result.key = KeyResult(
+                    ranges: (0..<int(0...5)).map { _ in
+                        .init(range: range(), value: .init(tonic: tonics[int(0...(tonics.count - 1))], mode: bool() ? .major : .minor))
+                    })
             }
             if bool(0.7) {
                 var bpm: Float? = bool(0.8) ? Float.random(in: 40...220, using: &rng) : nil
@@ -449,16 +479,19 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
                 result.rhythm = RhythmResult(beats: times(), bars: times(), beatsPerMinute: bpm, beatsPerBar: bool() ? int(2...7) : nil)
             }
             if bool(0.5) { result.structure = StructureResult(sections: ranges(), segments: ranges(), phrases: ranges()) }
-            if bool(0.5) { result.pace = PaceResult(ranges: (0..<int(0...5)).map { _ in .init(range: range(), value: Double.random(in: 0...400, using: &rng)) }) }
+            if bool(0.5) {
+                result.pace = PaceResult(ranges: (0..<int(0...5)).map { _ in .init(range: range(), value: Double.random(in: 0...400, using: &rng)) })
+            }
             if bool(0.6) {
                 result.instrumentActivity = InstrumentActivityResult(
                     ranges: instruments { $0.ranges() },
                     activity: instruments { g in (0..<g.int(0...10)).map { _ in .init(time: g.time(), value: g.activityValue()) } })
             }
             if bool(0.7) {
-                result.loudness = LoudnessResult(integrated: timed(), momentary: (0..<int(0...30)).map { _ in timed() },
-                                                 shortTerm: (0..<int(0...30)).map { _ in timed() }, peak: timed(),
-                                                 loudnessRange: wild && bool(0.2) ? .nan : Float.random(in: 0...30, using: &rng), truePeak: level())
+                result.loudness = LoudnessResult(
+                    integrated: timed(), momentary: (0..<int(0...30)).map { _ in timed() },
+                    shortTerm: (0..<int(0...30)).map { _ in timed() }, peak: timed(),
+                    loudnessRange: wild && bool(0.2) ? .nan : Float.random(in: 0...30, using: &rng), truePeak: level())
             }
             return Report(source: source, result: result, warning: bool(0.2) ? text() : nil)
         }
@@ -479,16 +512,26 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         }
         #expect(decoded.source.path == original.source.path)
         #expect(decoded.source.codec == original.source.codec && decoded.source.sampleRate == original.source.sampleRate)
-        if let d = original.source.duration, d.isFinite { #expect(decoded.source.duration.map { close($0, d, 5e-7) } == true) } else { #expect(decoded.source.duration == nil) }
+        if let d = original.source.duration, d.isFinite {
+            #expect(decoded.source.duration.map { close($0, d, 5e-7) } == true)
+        } else {
+            #expect(decoded.source.duration == nil)
+        }
         #expect(decoded.error == original.error && decoded.warning == original.warning)
         let a = decoded.result, b = original.result
         #expect((a?.key?.ranges.map(\.value)) == (b?.key?.ranges.map(\.value)))
         #expect(ranges(a?.key?.ranges.map(\.range) ?? [], b?.key?.ranges.map(\.range) ?? []))
         if let br = b?.rhythm {
             #expect(times(a?.rhythm?.beats ?? [], br.beats) && times(a?.rhythm?.bars ?? [], br.bars))
-            if let bpm = br.beatsPerMinute, bpm.isFinite, bpm > 0 { #expect(a?.rhythm?.beatsPerMinute.map { level($0, bpm) } == true) } else { #expect(a?.rhythm?.beatsPerMinute == nil) }
+            if let bpm = br.beatsPerMinute, bpm.isFinite, bpm > 0 {
+                #expect(a?.rhythm?.beatsPerMinute.map { level($0, bpm) } == true)
+            } else {
+                #expect(a?.rhythm?.beatsPerMinute == nil)
+            }
             #expect(a?.rhythm?.beatsPerBar == br.beatsPerBar)
-        } else { #expect(a?.rhythm == nil) }
+        } else {
+            #expect(a?.rhythm == nil)
+        }
         #expect(ranges(a?.structure?.sections ?? [], b?.structure?.sections ?? []) && ranges(a?.structure?.phrases ?? [], b?.structure?.phrases ?? []))
         #expect((a?.pace?.ranges.map(\.value)) == (b?.pace?.ranges.map(\.value)))
         if let bi = b?.instrumentActivity {
@@ -497,12 +540,16 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
                 let expected = (bi.activity[instrument] ?? []).map { S.TimedValue(time: $0.time, value: InstrumentActivityResult.contractActivity($0.value)) }
                 #expect(timed(a?.instrumentActivity?.activity[instrument] ?? [.init(time: -1, value: 0)], expected))
             }
-        } else { #expect(a?.instrumentActivity == nil) }
+        } else {
+            #expect(a?.instrumentActivity == nil)
+        }
         if let bl = b?.loudness, let al = a?.loudness {
             #expect(timed([al.integrated, al.peak], [bl.integrated, bl.peak]))
             #expect(timed(al.momentary, bl.momentary) && timed(al.shortTerm, bl.shortTerm))
             #expect(level(al.loudnessRange, bl.loudnessRange) && level(al.truePeak, bl.truePeak))
-        } else { #expect(a?.loudness == nil && b?.loudness == nil) }
+        } else {
+            #expect(a?.loudness == nil && b?.loudness == nil)
+        }
     }
 
     @Test(arguments: [false, true]) func randomReports(wild: Bool) throws {

@@ -176,8 +176,9 @@ private enum Synth {
         }
         for samples in [sine, chord] {
             let result = Synth.analyze(samples)
-            #expect(result.beats.isEmpty && result.bars.isEmpty && result.beatsPerMinute == nil,
-                    "\(result.beats.count) beats at \(result.beatsPerMinute ?? 0) BPM")
+            #expect(
+                result.beats.isEmpty && result.bars.isEmpty && result.beatsPerMinute == nil,
+                "\(result.beats.count) beats at \(result.beatsPerMinute ?? 0) BPM")
         }
     }
 
@@ -276,8 +277,10 @@ private enum Synth {
         let total = Double(pickup + bars * meter)
         var samples = [Float](repeating: 0, count: Int((start + total * period + 0.6) * Synth.rate))
         // I, IV, V, vi, ii, V in C major (close position, no repeated chord across a bar line).
-        let progression = [[48, 60, 64, 67], [53, 60, 65, 69], [55, 59, 62, 67], [57, 60, 64, 69],
-                           [50, 62, 65, 69], [55, 59, 62, 65]]
+        let progression = [
+            [48, 60, 64, 67], [53, 60, 65, 69], [55, 59, 62, 67], [57, 60, 64, 69],
+            [50, 62, 65, 69], [55, 59, 62, 65],
+        ]
         var beats: [Double] = [], downbeats: [Double] = []
         for index in 0..<Int(total) {
             let t = start + Double(index) * period
@@ -303,8 +306,10 @@ private enum Synth {
     /// lines must stay on the chord changes.
     @Test func phrasesWithRestsAndPickups() {
         let bpm = 120.0, period = 60 / bpm, start = 0.4, meter = 4, phrases = 4, barsPerPhrase = 3
-        let progression = [[48, 60, 64, 67], [53, 60, 65, 69], [57, 60, 64, 69], [55, 59, 62, 67],
-                           [50, 62, 65, 69], [52, 59, 64, 67]]
+        let progression = [
+            [48, 60, 64, 67], [53, 60, 65, 69], [57, 60, 64, 69], [55, 59, 62, 67],
+            [50, 62, 65, 69], [52, 59, 64, 67],
+        ]
         let total = 1 + phrases * barsPerPhrase * meter
         var samples = [Float](repeating: 0, count: Int((start + Double(total) * period + 0.6) * Synth.rate))
         var beats: [Double] = [], downbeats: [Double] = [], pickups: [Double] = []
@@ -601,8 +606,9 @@ private enum Synth {
         let result = Synth.analyze(samples)
         let bpm = Double(result.beatsPerMinute ?? 0)
         #expect(abs(bpm / 112.5 - 1) < 0.04, "tempo \(bpm)")
-        #expect(result.tempoCandidates?.contains { abs($0.beatsPerMinute / 225 - 1) < 0.04 } == true,
-                "candidates \(result.tempoCandidates ?? [])")
+        #expect(
+            result.tempoCandidates?.contains { abs($0.beatsPerMinute / 225 - 1) < 0.04 } == true,
+            "candidates \(result.tempoCandidates ?? [])")
         var wide = RhythmAnalyzer.Configuration()
         wide.maximumBeatBPM = 240
         let fast = Double(Synth.analyze(samples, configuration: wide).beatsPerMinute ?? 0)
@@ -849,7 +855,8 @@ private enum Synth {
         // A lone impulse is placed alike with or without the cluster.
         var lone = [Float](repeating: 0.01, count: 60)
         for d in -2...2 { lone[30 + d] = [0.1, 0.6, 1, 0.6, 0.1][d + 2] }
-        #expect(analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0.1)
+        #expect(
+            analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0.1)
                 == analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0))
     }
 }

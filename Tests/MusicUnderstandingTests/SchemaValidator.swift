@@ -8,8 +8,10 @@ struct SchemaValidator {
 
     /// Loads the project's copy of the report schema (kept identical to ../shared/spec).
     static func reportSchema() throws -> SchemaValidator {
-        guard let url = Bundle.module.url(forResource: "Resources/report.schema.json", withExtension: nil)
-            ?? Bundle.module.url(forResource: "report.schema", withExtension: "json") else {
+        guard
+            let url = Bundle.module.url(forResource: "Resources/report.schema.json", withExtension: nil)
+                ?? Bundle.module.url(forResource: "report.schema", withExtension: "json")
+        else {
             throw CocoaError(.fileNoSuchFile)
         }
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
@@ -71,7 +73,8 @@ struct SchemaValidator {
             errors.append("\(path): shorter than \(m)")
         }
         if let s = value as? String, let p = schema["pattern"] as? String, let re = try? NSRegularExpression(pattern: p),
-           re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+            re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil
+        {
             errors.append("\(path): '\(s)' does not match \(p)")
         }
         if let options = schema["oneOf"] as? [[String: Any]] {

@@ -71,8 +71,9 @@ final class ToneSource: PCMSource, @unchecked Sendable {
     }
 
     @Test func keepOnlyDropsEveryUndeclaredFeature() {
-        var features = SharedFeatures(duration: 1, onset: nil, chroma: nil,
-                                      loudness: LoudnessResult.ofNoAudio)
+        var features = SharedFeatures(
+            duration: 1, onset: nil, chroma: nil,
+            loudness: LoudnessResult.ofNoAudio)
         features.keepOnly([.chroma])
         #expect(features.loudness == nil)
     }

@@ -17,7 +17,11 @@ struct ReplayProvider: AsyncSequence, Sendable {
 
     final class Counter: Sendable {
         private let value = Locked(0)
-        func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
+        func next() -> Int {
+            value.withLock { v in
+                defer { v += 1 }; return v
+            }
+        }
         /// The iterations begun so far (a run has started reading the provider once this grows).
         var begun: Int { value.withLock { $0 } }
     }
@@ -259,8 +263,9 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         let stereo = mono.flatMap { [$0, $0] }
         var configuration = AnalysisConfiguration()
         configuration.rhythm.meters = [3]
-        let session = MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(stereo, rate: rate, frames: 4410)),
-                                                configuration: configuration)
+        let session = MusicUnderstandingSession(
+            audioProvider: TestSignal.provider(TestSignal.buffers(stereo, rate: rate, frames: 4410)),
+            configuration: configuration)
         let result = try await session.analyze(for: [.rhythm])
         #expect(result.rhythm?.beatsPerBar == 3)
         let plain = MusicUnderstandingSession(audioProvider: TestSignal.provider(TestSignal.buffers(stereo, rate: rate, frames: 4410)))

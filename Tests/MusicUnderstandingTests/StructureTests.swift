@@ -89,8 +89,10 @@ enum StructureFixture {
     /// Checks coverage, nesting and snapping of a result: every level is contiguous from
     /// `start` to `end` without zero-length ranges, every coarser boundary is a finer one, and
     /// every interior boundary is one of `grid` (within 1 ms).
-    static func checkProperties(_ r: StructureResult, start: Double = 0, end: Double, grid: [Double],
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    static func checkProperties(
+        _ r: StructureResult, start: Double = 0, end: Double, grid: [Double],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let levels = [r.sections, r.segments, r.phrases]
         for level in levels {
             #expect(!level.isEmpty, sourceLocation: sourceLocation)
@@ -104,14 +106,16 @@ enum StructureFixture {
                 #expect(range.duration > 0, sourceLocation: sourceLocation)
             }
             for range in level.dropFirst() {
-                #expect(grid.contains { abs($0 - range.start) < 1e-3 }, "boundary \(range.start) off the bar grid",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    grid.contains { abs($0 - range.start) < 1e-3 }, "boundary \(range.start) off the bar grid",
+                    sourceLocation: sourceLocation)
             }
         }
         for (coarse, fine) in [(r.sections, r.segments), (r.segments, r.phrases)] {
             for range in coarse {
-                #expect(fine.contains { abs($0.start - range.start) < 1e-9 }, "level not nested at \(range.start)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    fine.contains { abs($0.start - range.start) < 1e-9 }, "level not nested at \(range.start)",
+                    sourceLocation: sourceLocation)
             }
         }
         #expect(r.sectionLabels?.count == r.sections.count, sourceLocation: sourceLocation)
@@ -167,8 +171,9 @@ enum StructureFixture {
             #expect(interior.contains { abs($0 - truth) <= 0.5 }, "no section boundary near \(truth) s: \(interior)")
         }
         let labels = StructureFixture.labelString(structure)
-        #expect(labels.count == 4 && labels.first == labels.dropFirst(2).first && labels.dropFirst().first == labels.last,
-                "labels \(labels)")
+        #expect(
+            labels.count == 4 && labels.first == labels.dropFirst(2).first && labels.dropFirst().first == labels.last,
+            "labels \(labels)")
     }
 
     @Test func silenceAndSustainedChordAreOneSection() async throws {
@@ -198,8 +203,9 @@ enum StructureFixture {
             StructureFixture.checkProperties(r, end: edges.last ?? 0, grid: edges)
             #expect(r.sections.count == 1, "\(r.sections.map(\.start))")
         }
-        let constant = StructureAnalyzer.BarFeatures(values: [Float](repeating: 0.3, count: 40 * 8), dimension: 8,
-                                                    energy: [Float](repeating: 1, count: 40))
+        let constant = StructureAnalyzer.BarFeatures(
+            values: [Float](repeating: 0.3, count: 40 * 8), dimension: 8,
+            energy: [Float](repeating: 1, count: 40))
         let edges = StructureFixture.edges(count: 40)
         let r = StructureAnalyzer().analyze(constant, edges: edges)
         StructureFixture.checkProperties(r, end: 80, grid: edges)
@@ -209,8 +215,9 @@ enum StructureFixture {
     @Test func hostileInputIsSafe() {
         let analyzer = StructureAnalyzer()
         // NaN features.
-        let nan = StructureAnalyzer.BarFeatures(values: [Float](repeating: .nan, count: 16 * 4), dimension: 4,
-                                               energy: [Float](repeating: .nan, count: 16))
+        let nan = StructureAnalyzer.BarFeatures(
+            values: [Float](repeating: .nan, count: 16 * 4), dimension: 4,
+            energy: [Float](repeating: .nan, count: 16))
         let edges = StructureFixture.edges(count: 16)
         let r = analyzer.analyze(nan, edges: edges)
         StructureFixture.checkProperties(r, end: 32, grid: edges)
@@ -219,16 +226,18 @@ enum StructureFixture {
         #expect(analyzer.analyze(nan, edges: []).sections.isEmpty)
         #expect(analyzer.analyze(nan, edges: [0, 2]).sections.count == 1)
         #expect(analyzer.analyze(nan, edges: [0, 2, 4]).sections.count == 1)
-        let messy = analyzer.analyze(StructureFixture.bars(form: "AB", barsPerPart: 2),
-                                     edges: [0, .nan, 2, 1, 4, .infinity, 6, 8])
+        let messy = analyzer.analyze(
+            StructureFixture.bars(form: "AB", barsPerPart: 2),
+            edges: [0, .nan, 2, 1, 4, .infinity, 6, 8])
         #expect(messy.sections.allSatisfy { $0.duration > 0 })
         // Through the shared-features entry point: no rhythm, zero duration.
         let features = SharedFeatures(configuration: FeatureConfiguration(), frameCount: 0, duration: 10)
         let single = analyzer.analyze(features, rhythm: nil)
         #expect(single.sections == [TimeRange(start: 0, duration: 10)])
         #expect(single.phrases.count == 1 && single.segments.count == 1)
-        let empty = analyzer.analyze(SharedFeatures(configuration: FeatureConfiguration(), frameCount: 0, duration: 0),
-                                     rhythm: RhythmResult(beats: [], bars: [1, 2, 3], beatsPerMinute: nil))
+        let empty = analyzer.analyze(
+            SharedFeatures(configuration: FeatureConfiguration(), frameCount: 0, duration: 0),
+            rhythm: RhythmResult(beats: [], bars: [1, 2, 3], beatsPerMinute: nil))
         #expect(empty.sections.isEmpty)
         let oneBar = analyzer.analyze(features, rhythm: RhythmResult(beats: [], bars: [5], beatsPerMinute: nil))
         #expect(oneBar.sections.count == 1)
@@ -250,8 +259,9 @@ enum StructureFixture {
     }
 
     @Test func codableWithAndWithoutTheExtraFields() throws {
-        let r = StructureResult(sections: [TimeRange(start: 0, duration: 4)], segments: [TimeRange(start: 0, duration: 4)],
-                                phrases: [TimeRange(start: 0, duration: 4)], sectionLabels: ["A"], sectionFunctions: ["intro"])
+        let r = StructureResult(
+            sections: [TimeRange(start: 0, duration: 4)], segments: [TimeRange(start: 0, duration: 4)],
+            phrases: [TimeRange(start: 0, duration: 4)], sectionLabels: ["A"], sectionFunctions: ["intro"])
         let data = try JSONEncoder().encode(r)
         let back = try JSONDecoder().decode(StructureResult.self, from: data)
         #expect(back.sectionLabels == ["A"] && back.sectionFunctions == ["intro"])

@@ -50,21 +50,28 @@ enum TmpfsMount {
 }
 
 @Suite(.serialized) struct TagWriterTests {
-    static let formats = ["tone_2s_stereo.mp3", "tone_2s_stereo.flac", "tone_2s_stereo.ogg", "tone_2s_stereo.opus",
-                          "tone_2s_stereo.m4a", "tone_alac.m4a", "tone_44k_stereo_s16.wav", "tone_44k_stereo.aiff"]
+    static let formats = [
+        "tone_2s_stereo.mp3", "tone_2s_stereo.flac", "tone_2s_stereo.ogg", "tone_2s_stereo.opus",
+        "tone_2s_stereo.m4a", "tone_alac.m4a", "tone_44k_stereo_s16.wav", "tone_44k_stereo.aiff",
+    ]
 
     @Test("Tag values: integer BPM, key in ID3 or Camelot notation, ReplayGain 2.0 at -18 LUFS; Opus R128 Q7.8 at -23 LUFS")
     func values() {
         let report = SampleReport.report()  // 120 BPM, A minor (8A), -14.25 LUFS, sample peak -1.5 dBFS, true peak -0.75 dBTP
         let tags = TagWriter.tags(for: report, path: "a.flac")
-        #expect(tags == ["BPM": "120", "INITIALKEY": "Am", "REPLAYGAIN_TRACK_GAIN": "-3.75 dB", "REPLAYGAIN_TRACK_PEAK": "0.841395",
-                         "REPLAYGAIN_REFERENCE_LOUDNESS": "-18.00 LUFS"], "the sample peak by default, as rsgain and loudgain")
-        #expect(TagWriter.tags(for: report, path: "a.flac", peak: .truePeak)["REPLAYGAIN_TRACK_PEAK"] == "0.917276",
-                "the true peak where the user asks")
+        #expect(
+            tags == [
+                "BPM": "120", "INITIALKEY": "Am", "REPLAYGAIN_TRACK_GAIN": "-3.75 dB", "REPLAYGAIN_TRACK_PEAK": "0.841395",
+                "REPLAYGAIN_REFERENCE_LOUDNESS": "-18.00 LUFS",
+            ], "the sample peak by default, as rsgain and loudgain")
+        #expect(
+            TagWriter.tags(for: report, path: "a.flac", peak: .truePeak)["REPLAYGAIN_TRACK_PEAK"] == "0.917276",
+            "the true peak where the user asks")
         #expect(TagWriter.tags(for: report, path: "a.flac", keyNotation: .camelot)["INITIALKEY"] == "8A")
         let opus = TagWriter.tags(for: report, path: "a.opus")
         #expect(opus["R128_TRACK_GAIN"] == "-2240", "256 × (−23 + 14.25) = −2240")
-        #expect(opus["REPLAYGAIN_TRACK_GAIN"] == "" && opus["REPLAYGAIN_TRACK_PEAK"] == ""
+        #expect(
+            opus["REPLAYGAIN_TRACK_GAIN"] == "" && opus["REPLAYGAIN_TRACK_PEAK"] == ""
                 && opus["REPLAYGAIN_REFERENCE_LOUDNESS"] == "", "removed on Opus")
         var silent = report
         silent.result?.loudness?.integrated.value = -.infinity
@@ -72,8 +79,9 @@ enum TmpfsMount {
         #expect(TagWriter.tags(for: silent, path: "a.flac") == ["INITIALKEY": "Am"], "no gain for silence, no BPM without beats")
     }
 
-    @Test("Every format: tags written in its native fields, the decoded audio bit-identical, a rerun changes nothing",
-          arguments: formats)
+    @Test(
+        "Every format: tags written in its native fields, the decoded audio bit-identical, a rerun changes nothing",
+        arguments: formats)
     func everyFormat(_ name: String) throws {
         let dir = try temporaryFolder("fmt-\(name)")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -139,8 +147,9 @@ enum TmpfsMount {
         #expect(throws: TagWriteError.notAFile(path: dir.path)) { try TagWriter().write(tags, to: dir.path) }
     }
 
-    @Test("A full disk: the working copy fails, the original is untouched and nothing is left behind",
-          .enabled(if: TmpfsMount.available, "cannot mount a tmpfs here (needs root and a sandbox that allows mount)"))
+    @Test(
+        "A full disk: the working copy fails, the original is untouched and nothing is left behind",
+        .enabled(if: TmpfsMount.available, "cannot mount a tmpfs here (needs root and a sandbox that allows mount)"))
     func fullDisk() throws {
         let dir = try temporaryFolder("full")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -275,8 +284,10 @@ struct WriteTagsCLITests {
     static func tone(_ path: String, frequency: Int, seconds: Int, gainDB: Int) throws {
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=\(frequency):d=\(seconds)",
-                            "-af", "volume=\(gainDB)dB", path]
+        ffmpeg.arguments = [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=\(frequency):d=\(seconds)",
+            "-af", "volume=\(gainDB)dB", path,
+        ]
         try ffmpeg.run()
         ffmpeg.waitUntilExit()
     }

@@ -86,17 +86,19 @@ public final class BatchJob: Sendable {
     ///     resumed run finds the report current.
     /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` when `sink` is a folder that
     ///   cannot be created or written; nothing has been analysed then.
-    public init(paths: [String], types: Set<AnalysisType> = AnalysisType.available,
-                configuration: AnalysisConfiguration = .init(),
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                sink: ReportSink = .ndjson(fileDescriptor: STDOUT_FILENO),
-                producer: (any ReportProducer)? = nil,
-                cancellationGrace: Duration = .seconds(1),
-                discovery: InputDiscovery = InputDiscovery(),
-                force: Bool = false,
-                shard: Shard? = nil,
-                allowedProtocols: Set<String>? = nil,
-                beforeWriting: (@Sendable (Report) -> Report)? = nil) throws(BatchError) {
+    public init(
+        paths: [String], types: Set<AnalysisType> = AnalysisType.available,
+        configuration: AnalysisConfiguration = .init(),
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        sink: ReportSink = .ndjson(fileDescriptor: STDOUT_FILENO),
+        producer: (any ReportProducer)? = nil,
+        cancellationGrace: Duration = .seconds(1),
+        discovery: InputDiscovery = InputDiscovery(),
+        force: Bool = false,
+        shard: Shard? = nil,
+        allowedProtocols: Set<String>? = nil,
+        beforeWriting: (@Sendable (Report) -> Report)? = nil
+    ) throws(BatchError) {
         self.beforeWriting = beforeWriting
         var discovery = discovery
         if let dir = sink.folder {
@@ -153,7 +155,8 @@ public final class BatchJob: Sendable {
             while taken.contains(path) {
                 let hash = FNV1a64.hash(salt == 0 ? input : input + "\u{0}\(salt)") & 0xFFFF_FFFF
                 let hex = String(hash, radix: 16)
-                path = String(ReportSink.outputPath(for: input, in: dir).dropLast(".json".count))
+                path =
+                    String(ReportSink.outputPath(for: input, in: dir).dropLast(".json".count))
                     + "~" + String(repeating: "0", count: 8 - hex.count) + hex + ".json"
                 salt += 1
             }
@@ -206,7 +209,11 @@ public final class BatchJob: Sendable {
             return task
         }
         if let work {
-            await withTaskCancellationHandler { await work.value } onCancel: { self.cancel() }
+            await withTaskCancellationHandler {
+                await work.value
+            } onCancel: {
+                self.cancel()
+            }
         }
         return summary
     }
@@ -223,8 +230,9 @@ public final class BatchJob: Sendable {
                 plan.removedTemporaryFiles = ReportSink.removeStaleTemporaryFiles(in: dir)
                 for input in inputs {
                     if !force, self.isCancelled == false, let reportPath = reportPaths[input],
-                       let head = ReportHead.read(path: sink.resumePath(forReportPath: reportPath)),
-                       ResumePolicy.isCurrent(head, input: input, stamp: FileStamp.of(path: input), analyzer: analyzer) {
+                        let head = ReportHead.read(path: sink.resumePath(forReportPath: reportPath)),
+                        ResumePolicy.isCurrent(head, input: input, stamp: FileStamp.of(path: input), analyzer: analyzer)
+                    {
                         plan.current.append(input)
                         if head.error != nil { plan.currentFailed.append(input) }
                     } else {
@@ -253,8 +261,9 @@ public final class BatchJob: Sendable {
     /// The counts so far (final once ``run(onEvent:)`` returned).
     public var summary: BatchSummary {
         state.withLock { s in
-            BatchSummary(inputs: inputs.count, done: s.done, failed: s.failed, interrupted: s.cancelled,
-                         outputFailure: s.outputFailure, skipped: s.skipped)
+            BatchSummary(
+                inputs: inputs.count, done: s.done, failed: s.failed, interrupted: s.cancelled,
+                outputFailure: s.outputFailure, skipped: s.skipped)
         }
     }
 

@@ -20,11 +20,14 @@ public struct BatchRunner: Sendable {
 
     /// Creates a runner. Without `producer`, inputs run through ``FileAnalyzer`` with `types` and
     /// `configuration` on a ``ThreadPoolReportProducer`` of `jobs` threads.
-    public init(types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, producer: (any ReportProducer)? = nil) {
+    public init(
+        types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, producer: (any ReportProducer)? = nil
+    ) {
         self.types = types
         self.jobs = max(1, jobs)
-        self.producer = producer
+        self.producer =
+            producer
             ?? ThreadPoolReportProducer(analyzer: FileAnalyzer(types: types, configuration: configuration), threads: max(1, jobs))
     }
 

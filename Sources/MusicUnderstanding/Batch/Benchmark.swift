@@ -64,8 +64,10 @@ public struct Benchmark: Sendable {
     }
 
     /// Runs `body` `repetitions` times and keeps the run with the least CPU time on `clock`.
-    private func fastest(_ name: String, duration: Double, clock: () -> Double,
-                         _ body: () async throws -> Void) async throws -> Measurement {
+    private func fastest(
+        _ name: String, duration: Double, clock: () -> Double,
+        _ body: () async throws -> Void
+    ) async throws -> Measurement {
         var best = Measurement(name: name, cpuSeconds: .infinity, wallSeconds: 0, realTimeFactor: 0)
         for _ in 0..<repetitions {
             let (cpu0, wall0) = (clock(), Date())

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// File names as Linux has them (any bytes but `/` and NUL) carried losslessly in a Swift `String`,
@@ -138,8 +138,10 @@ public enum FilePath {
     public static func status(_ path: String) -> Result<Status, SystemError> {
         var info = stat()
         guard stat(cString(path), &info) == 0 else { return .failure(SystemError(errno)) }
-        return .success(Status(device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
-                               type: UInt32(info.st_mode) & UInt32(S_IFMT), size: Int64(info.st_size)))
+        return .success(
+            Status(
+                device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                type: UInt32(info.st_mode) & UInt32(S_IFMT), size: Int64(info.st_size)))
     }
 
     /// Whether the calling process may read `path` (and, for a directory, list it).

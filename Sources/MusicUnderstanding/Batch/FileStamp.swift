@@ -37,7 +37,8 @@ public struct FileStamp: Sendable, Hashable {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", year, month, day,
-                      secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, nanoseconds)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", year, month, day,
+            secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, nanoseconds)
     }
 }

@@ -107,9 +107,11 @@ public final class ProcessReportProducer: ReportProducer {
     private let started = Atomic<Int>(0)
 
     /// A producer running at most `workers` worker processes at once.
-    public init(executable: String, arguments: [String] = ["worker"], types: Set<AnalysisType>,
-                configuration: AnalysisConfiguration = .init(),
-                workers: Int, limits: WorkerLimits = WorkerLimits(), environment: [String: String] = [:]) {
+    public init(
+        executable: String, arguments: [String] = ["worker"], types: Set<AnalysisType>,
+        configuration: AnalysisConfiguration = .init(),
+        workers: Int, limits: WorkerLimits = WorkerLimits(), environment: [String: String] = [:]
+    ) {
         self.executable = executable
         self.arguments = arguments
         self.types = types

@@ -33,8 +33,9 @@ public enum ReportSink: Sendable {
         init(path: String, error: any Error, stream: Bool) {
             let code = ReportSink.errorNumber(error)
             let fatalCodes: Set<Int32> = [ENOSPC, EDQUOT, EROFS, EIO]
-            self.init(path: path, reason: ReportSink.reason(error), errorNumber: code,
-                      isFatal: stream || code.map(fatalCodes.contains) == true)
+            self.init(
+                path: path, reason: ReportSink.reason(error), errorNumber: code,
+                isFatal: stream || code.map(fatalCodes.contains) == true)
         }
     }
 
@@ -148,7 +149,8 @@ public enum ReportSink: Sendable {
                 guard lstat(path, &info) == 0 else { continue }
                 if info.st_mode & S_IFMT == S_IFDIR { stack.append(path); continue }
                 guard name.hasPrefix("."), info.st_mode & S_IFMT == S_IFREG,
-                      let marker = name.range(of: ".tmp-", options: .backwards) else { continue }
+                    let marker = name.range(of: ".tmp-", options: .backwards)
+                else { continue }
                 let owner = name[marker.upperBound...]
                 guard let dash = owner.lastIndex(of: "-"), let pid = Int32(owner[owner.index(after: dash)...]) else { continue }
                 let host = owner[..<dash]

@@ -19,8 +19,10 @@ public enum ReportWorker {
     /// - Parameters:
     ///   - types: the analyses to run on every input (with the default ``AnalysisConfiguration``).
     ///   - addressSpaceLimit: `RLIMIT_AS` in bytes, or nil for none.
-    public static func serve(types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
-                             addressSpaceLimit: UInt64?) -> Int32 {
+    public static func serve(
+        types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
+        addressSpaceLimit: UInt64?
+    ) -> Int32 {
         signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let protocolOut = dup(STDOUT_FILENO)
@@ -52,7 +54,8 @@ public enum ReportWorker {
                     _ = PipeIO.write(protocolOut, WorkerFrame.progress(seconds: seconds).encoded)
                 }.jsonLine()
                 guard PipeIO.write(protocolOut, WorkerFrame.reportPrefix(jsonCount: line.count)),
-                      PipeIO.write(protocolOut, line) else { return 0 }
+                    PipeIO.write(protocolOut, line)
+                else { return 0 }
             }
         }
         return 0
@@ -66,7 +69,8 @@ public enum ReportWorker {
     /// polls still applies).
     static func mappedBytes() -> UInt64? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = text.split(separator: " ").first.flatMap({ UInt64($0) }) else { return nil }
+            let pages = text.split(separator: " ").first.flatMap({ UInt64($0) })
+        else { return nil }
         return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
     }
 

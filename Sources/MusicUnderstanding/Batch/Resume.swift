@@ -57,7 +57,8 @@ public enum ResumePolicy {
     /// not happen again.
     public static func isCurrent(_ head: ReportHead, input: String, stamp: FileStamp?, analyzer: AnalyzerInfo) -> Bool {
         guard let stamp, head.source.path == input, head.analyzer == analyzer,
-              head.source.size == stamp.size, head.source.modified == stamp.modified else { return false }
+            head.source.size == stamp.size, head.source.modified == stamp.modified
+        else { return false }
         if let error = head.error { return contentErrorCodes.contains(error.code) }
         return true
     }

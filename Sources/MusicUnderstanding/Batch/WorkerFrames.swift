@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The framed protocol between a batch and its worker processes, over a pair of pipes, and the
@@ -37,8 +37,10 @@ enum WorkerFrame: Equatable {
         case .report(let json): body = [UInt8(ascii: "R")] + json
         }
         let n = UInt32(body.count)
-        return [UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
-                UInt8(truncatingIfNeeded: n >> 24)] + body
+        return [
+            UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
+            UInt8(truncatingIfNeeded: n >> 24),
+        ] + body
     }
 
     /// The length prefix and kind byte of an `R` frame carrying `jsonCount` bytes of JSON: a
@@ -46,8 +48,10 @@ enum WorkerFrame: Equatable {
     /// a 3-hour file) is never copied into a frame.
     static func reportPrefix(jsonCount: Int) -> [UInt8] {
         let n = UInt32(truncatingIfNeeded: jsonCount + 1)
-        return [UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
-                UInt8(truncatingIfNeeded: n >> 24), UInt8(ascii: "R")]
+        return [
+            UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
+            UInt8(truncatingIfNeeded: n >> 24), UInt8(ascii: "R"),
+        ]
     }
 
     /// Why bytes could not be read as frames.

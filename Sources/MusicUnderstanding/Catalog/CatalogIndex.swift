@@ -90,8 +90,9 @@ public final class CatalogIndex {
         try database.transaction { () throws(CatalogError) in
             for row in rows {
                 guard row.count == 2, let file = row[0].text, let text = row[1].text,
-                      let report = try? JSONLineDecoder().decode(Report.self, from: Data(text.utf8)),
-                      let level = EnergyLevel.level(of: report) else { continue }
+                    let report = try? JSONLineDecoder().decode(Report.self, from: Data(text.utf8)),
+                    let level = EnergyLevel.level(of: report)
+                else { continue }
                 try set.run([.integer(Int64(level)), .text(file)])
             }
         }
@@ -114,7 +115,8 @@ public final class CatalogIndex {
         var update = CatalogUpdate()
         var pending: [(file: String, stamp: FileStamp, report: Report, line: Data)] = []
         var gone: [String] = []
-        let upsert = try database.prepare("""
+        let upsert = try database.prepare(
+            """
             INSERT OR REPLACE INTO tracks (report_file, path, report_size, report_modified, duration, bpm, beats_per_bar,
               key, camelot, integrated_lufs, loudness_range_lu, true_peak_dbtp, sections, error_code, error_message,
               warning, analyzer_version, analyses, source_modified, source_size, report, energy)
@@ -138,7 +140,8 @@ public final class CatalogIndex {
                 guard let stamp = FileStamp.of(path: file) else { continue }
                 if known[file] == stamp { update.unchanged += 1; continue }
                 guard let data = FileManager.default.contents(atPath: file),
-                      let report = try? JSONLineDecoder().decode(Report.self, from: data) else {
+                    let report = try? JSONLineDecoder().decode(Report.self, from: data)
+                else {
                     update.notReports.append(file)
                     if known[file] != nil { gone.append(file) }
                     continue
@@ -286,8 +289,10 @@ public struct CatalogQuery: Sendable, Hashable {
     public var sort: CatalogSort = .path
 
     /// Creates a query.
-    public init(bpm: ClosedRange<Double>? = nil, camelot: CamelotCode? = nil, compatible: Bool = false,
-                includeErrors: Bool = false, limit: Int? = nil) {
+    public init(
+        bpm: ClosedRange<Double>? = nil, camelot: CamelotCode? = nil, compatible: Bool = false,
+        includeErrors: Bool = false, limit: Int? = nil
+    ) {
         self.bpm = bpm
         self.camelot = camelot
         self.compatible = compatible
@@ -410,8 +415,10 @@ public struct CatalogEntry: Sendable, Hashable, Codable {
     public var energy: Int?
 
     /// The columns read, in ``init(row:)`` order.
-    static let columns = ["path", "report_file", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
-                          "loudness_range_lu", "true_peak_dbtp", "sections", "error_code", "error_message"]
+    static let columns = [
+        "path", "report_file", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
+        "loudness_range_lu", "true_peak_dbtp", "sections", "error_code", "error_message",
+    ]
 
     init(row: [SQLiteValue]) {
         func at(_ i: Int) -> SQLiteValue { i < row.count ? row[i] : .null }
@@ -441,16 +448,20 @@ public enum CatalogFormat: String, Sendable, CaseIterable {
     /// RFC 4180 CSV with a header (the table's columns).
     case csv
 
-    static let headers = ["path", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
-                          "loudness_range_lu", "true_peak_dbtp", "sections", "energy", "error"]
+    static let headers = [
+        "path", "duration", "bpm", "beats_per_bar", "key", "camelot", "integrated_lufs",
+        "loudness_range_lu", "true_peak_dbtp", "sections", "energy", "error",
+    ]
 
     /// `entries` in this format, ending in a newline (empty for no rows in ndjson; a header only in csv and table).
     public func render(_ entries: [CatalogEntry]) -> String {
         func number(_ v: Double?, _ digits: Int) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "" }
         func cells(_ e: CatalogEntry) -> [String] {
-            [e.path, number(e.duration, 1), number(e.bpm, 1), e.beatsPerBar.map(String.init) ?? "", e.key ?? "", e.camelot ?? "",
-             number(e.integratedLoudness, 1), number(e.loudnessRange, 1), number(e.truePeak, 1),
-             e.sections.map(String.init) ?? "", e.energy.map(String.init) ?? "", e.errorCode.map { "\($0): \(e.errorMessage ?? "")" } ?? ""]
+            [
+                e.path, number(e.duration, 1), number(e.bpm, 1), e.beatsPerBar.map(String.init) ?? "", e.key ?? "", e.camelot ?? "",
+                number(e.integratedLoudness, 1), number(e.loudnessRange, 1), number(e.truePeak, 1),
+                e.sections.map(String.init) ?? "", e.energy.map(String.init) ?? "", e.errorCode.map { "\($0): \(e.errorMessage ?? "")" } ?? "",
+            ]
         }
         switch self {
         case .ndjson:

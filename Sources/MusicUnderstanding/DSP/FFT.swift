@@ -41,8 +41,10 @@ final class RealFFT {
 
     /// Transforms `samples × window` (at least `size` values each) and writes the power of each
     /// bin to `power` (`binCount` values): the windowing is fused into the copy to FFTW's input.
-    func powerSpectrum(of samples: UnsafeBufferPointer<Float>, window: UnsafeBufferPointer<Float>,
-                       into power: UnsafeMutableBufferPointer<Float>) {
+    func powerSpectrum(
+        of samples: UnsafeBufferPointer<Float>, window: UnsafeBufferPointer<Float>,
+        into power: UnsafeMutableBufferPointer<Float>
+    ) {
         guard let input, let output, let plan, samples.count >= size, window.count >= size, power.count >= binCount else { return }
         for i in 0..<size { input[i] = samples[i] * window[i] }
         fftwf_execute(plan)

@@ -62,7 +62,8 @@ public final class AudioDecoder {
         if let range = path.range(of: "://"), range.lowerBound != path.startIndex {
             let scheme = path[..<range.lowerBound]
             if scheme.first?.isLetter == true,
-               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) {
+                scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+            {
                 return scheme.lowercased()
             }
         }
@@ -75,8 +76,10 @@ public final class AudioDecoder {
     }
 
     /// FFmpeg protocols written `name:` without `//`, which FFmpeg would open for a bare path.
-    static let colonProtocols: Set<String> = ["concat", "concatf", "subfile", "data", "crypto", "cache", "async",
-                                              "pipe", "fd", "file", "md5", "tee", "ffrtmphttp", "gopher", "hls"]
+    static let colonProtocols: Set<String> = [
+        "concat", "concatf", "subfile", "data", "crypto", "cache", "async",
+        "pipe", "fd", "file", "md5", "tee", "ffrtmphttp", "gopher", "hls",
+    ]
 
     /// Whether `path` names an FFmpeg input device rather than a file: `alsa:default`,
     /// `pulse:default`, `jack:cadenza`, `oss:/dev/dsp`, or the virtual `lavfi:sine=f=1000:d=5`.
@@ -93,13 +96,15 @@ public final class AudioDecoder {
     /// sample rate outside 4000...768000 Hz or more than 64 channels) and
     /// ``AudioDecodingError/zeroLength(path:)``.
     public init(path: String, rawFormat: RawPCMFormat? = nil) throws(AudioDecodingError) {
-        let reader = try FFmpegAudioReader(path: path, rawFormat: rawFormat,
-                                           maximumConsecutiveErrors: Self.maximumConsecutiveErrors)
+        let reader = try FFmpegAudioReader(
+            path: path, rawFormat: rawFormat,
+            maximumConsecutiveErrors: Self.maximumConsecutiveErrors)
         self.reader = reader
         sampleRate = reader.sampleRate
         channels = reader.channels
-        source = SourceInfo(path: path, duration: reader.estimatedDuration, sampleRate: reader.sampleRate,
-                            channels: reader.channels.count, codec: reader.codecName)
+        source = SourceInfo(
+            path: path, duration: reader.estimatedDuration, sampleRate: reader.sampleRate,
+            channels: reader.channels.count, codec: reader.codecName)
     }
 
     /// The next chunk of audio at the native rate and layout, or `nil` at the end of the input.

@@ -16,10 +16,10 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case cancelled(path: String)
     /// The file system refuses the path for another reason than permissions or absence (a name
     /// too long for the system, a loop of symbolic links, an I/O error). `reason` is the system's.
+    case unreadable(path: String, reason: String)
     /// The input names a network protocol or an FFmpeg device (`http://…`, `lavfi:…`), which the
     /// batch was not allowed to open.
     case protocolNotAllowed(path: String, scheme: String)
-    case unreadable(path: String, reason: String)
 
     /// A stable machine-readable code, used as `error.code` in error records.
     public var code: String {
@@ -40,8 +40,8 @@ public enum AudioDecodingError: Error, Sendable, Equatable, CustomStringConverti
     public var path: String {
         switch self {
         case .fileNotFound(let p), .permissionDenied(let p), .noAudioStream(let p), .corruptData(let p, _),
-             .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _), .unreadable(let p, _),
-             .protocolNotAllowed(let p, _):
+            .zeroLength(let p), .cancelled(let p), .unsupportedCodec(let p, _), .unreadable(let p, _),
+            .protocolNotAllowed(let p, _):
             p
         }
     }

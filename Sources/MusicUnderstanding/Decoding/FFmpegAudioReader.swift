@@ -1,8 +1,8 @@
 import CFFmpeg
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The FFmpeg side of ``AudioDecoder``: demuxer, decoder and sample-format converter.
@@ -108,7 +108,7 @@ final class FFmpegAudioReader {
             } else {
                 // "file:" so that a name with a colon is never taken for a protocol; raw bytes,
                 // so that a name that is not UTF-8 opens the file it names.
-                url = Array("file:".utf8) .map { CChar(bitPattern: $0) } + FilePath.cString(path)
+                url = Array("file:".utf8).map { CChar(bitPattern: $0) } + FilePath.cString(path)
             }
         }
 
@@ -140,7 +140,8 @@ final class FFmpegAudioReader {
             throw Self.openError(openResult, path: path, isFile: path != "-" && rawFormat == nil && specialKind == nil)
         }
         if rawFormat == nil, specialKind == nil, path != "-", Self.formatName(formatContext) == "wav",
-           let wav = WAVHeader(path: path), let problem = wav.problem {
+            let wav = WAVHeader(path: path), let problem = wav.problem
+        {
             throw .corruptData(path: path, reason: problem)
         }
 
@@ -169,7 +170,8 @@ final class FFmpegAudioReader {
         }
         streamIndex = best
         guard let streams = formatContext.pointee.streams, let stream = streams[Int(best)],
-              let parameters = stream.pointee.codecpar else {
+            let parameters = stream.pointee.codecpar
+        else {
             throw .noAudioStream(path: path)
         }
         for index in 0..<Int(formatContext.pointee.nb_streams) where index != Int(best) {
@@ -189,7 +191,8 @@ final class FFmpegAudioReader {
 
         estimatedDuration = Self.duration(of: formatContext, stream: stream)
         if formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE,
-           stream.pointee.duration != Int64.min, stream.pointee.duration > 0 {
+            stream.pointee.duration != Int64.min, stream.pointee.duration > 0
+        {
             declaredDuration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
         }
 
@@ -242,8 +245,9 @@ final class FFmpegAudioReader {
 
         isOggFile = rawFormat == nil && specialKind == nil && path != "-" && !Self.isURL(path) && Self.formatName(formatContext) == "ogg"
         if rawFormat == nil, path != "-", Self.formatName(formatContext) == "wav",
-           let wav = WAVHeader(path: path), wav.overclaims, let declared = wav.declaredDataBytes,
-           parameters.pointee.block_align > 0 {
+            let wav = WAVHeader(path: path), wav.overclaims, let declared = wav.declaredDataBytes,
+            parameters.pointee.block_align > 0
+        {
             let bytesPerSecond = Double(parameters.pointee.block_align) * Double(rate)
             wavOverclaim = (Double(declared) / bytesPerSecond, Double(wav.availableDataBytes) / bytesPerSecond)
         }
@@ -337,7 +341,8 @@ final class FFmpegAudioReader {
         if consecutiveErrors >= maximumConsecutiveErrors {
             decoderFinished = true
             if framesOut > 0 || framePending {
-                notes.append("decoding stopped at \(Self.seconds(decodedDuration)) after \(consecutiveErrors) consecutive undecodable packets (\(FFmpeg.message(code)))")
+                notes.append(
+                    "decoding stopped at \(Self.seconds(decodedDuration)) after \(consecutiveErrors) consecutive undecodable packets (\(FFmpeg.message(code)))")
             }
             return true
         }
@@ -347,7 +352,8 @@ final class FFmpegAudioReader {
     /// Converts `frame` to packed float at the output format and appends it to `chunk`.
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>, into chunk: inout [Float]) {
         if converter == nil || frame.pointee.format != converterInputFormat || frame.pointee.sample_rate != converterInputRate
-            || av_channel_layout_compare(&frame.pointee.ch_layout, &converterInputLayout) != 0 {
+            || av_channel_layout_compare(&frame.pointee.ch_layout, &converterInputLayout) != 0
+        {
             // A new format mid-stream (a chained Ogg, a spliced broadcast): keep the first
             // frame's rate and layout for the whole output.
             if converter != nil { drainConverter(into: &chunk) }
@@ -377,8 +383,9 @@ final class FFmpegAudioReader {
         _ = av_channel_layout_copy(&output, &outputLayout)
         let rate = frame.pointee.sample_rate
         var context: OpaquePointer?
-        var result = swr_alloc_set_opts2(&context, &output, AV_SAMPLE_FMT_FLT, Int32(sampleRate),
-                                         &input, AVSampleFormat(frame.pointee.format), rate, 0, nil)
+        var result = swr_alloc_set_opts2(
+            &context, &output, AV_SAMPLE_FMT_FLT, Int32(sampleRate),
+            &input, AVSampleFormat(frame.pointee.format), rate, 0, nil)
         if result >= 0, let context { result = swr_init(context) }
         guard result >= 0, let context, rate > 0 else {
             swr_free(&context)
@@ -451,7 +458,8 @@ final class FFmpegAudioReader {
         guard let range = path.range(of: "://"), range.lowerBound != path.startIndex else { return false }
         let scheme = path[..<range.lowerBound]
         guard scheme.first?.isLetter == true,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }) else {
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        else {
             return false
         }
         var info = stat()
@@ -522,7 +530,8 @@ final class FFmpegAudioReader {
         guard let streams = context.pointee.streams else { return false }
         for index in 0..<Int(context.pointee.nb_streams) {
             if let parameters = streams[index]?.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
-               parameters.pointee.sample_rate > 0, parameters.pointee.ch_layout.nb_channels > 0 {
+                parameters.pointee.sample_rate > 0, parameters.pointee.ch_layout.nb_channels > 0
+            {
                 return true
             }
         }
@@ -545,8 +554,10 @@ final class FFmpegAudioReader {
     }
 
     /// The container's estimate of the stream duration in seconds.
-    private static func duration(of context: UnsafeMutablePointer<AVFormatContext>,
-                                 stream: UnsafeMutablePointer<AVStream>) -> Double? {
+    private static func duration(
+        of context: UnsafeMutablePointer<AVFormatContext>,
+        stream: UnsafeMutablePointer<AVStream>
+    ) -> Double? {
         if stream.pointee.duration != Int64.min, stream.pointee.duration > 0 {
             return Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
         }

@@ -120,8 +120,8 @@ extension AudioChannel {
         case AV_CHAN_FRONT_LEFT_OF_CENTER: self = .frontLeftOfCenter
         case AV_CHAN_FRONT_RIGHT_OF_CENTER: self = .frontRightOfCenter
         case AV_CHAN_TOP_CENTER, AV_CHAN_TOP_FRONT_LEFT, AV_CHAN_TOP_FRONT_CENTER, AV_CHAN_TOP_FRONT_RIGHT,
-             AV_CHAN_TOP_BACK_LEFT, AV_CHAN_TOP_BACK_CENTER, AV_CHAN_TOP_BACK_RIGHT,
-             AV_CHAN_TOP_SIDE_LEFT, AV_CHAN_TOP_SIDE_RIGHT:
+            AV_CHAN_TOP_BACK_LEFT, AV_CHAN_TOP_BACK_CENTER, AV_CHAN_TOP_BACK_RIGHT,
+            AV_CHAN_TOP_SIDE_LEFT, AV_CHAN_TOP_SIDE_RIGHT:
             self = .topOrHeight
         default: self = .unknown
         }

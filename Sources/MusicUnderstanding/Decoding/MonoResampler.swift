@@ -28,8 +28,9 @@ public final class MonoResampler {
     public init(inputRate: Double, channels: [AudioChannel], outputRate: Double) throws(AudioDecodingError) {
         let path = "<resampler>"
         guard inputRate.isFinite, outputRate.isFinite,
-              (1...Double(FFmpeg.maximumSampleRate)).contains(inputRate.rounded()),
-              (1...Double(FFmpeg.maximumSampleRate)).contains(outputRate.rounded()) else {
+            (1...Double(FFmpeg.maximumSampleRate)).contains(inputRate.rounded()),
+            (1...Double(FFmpeg.maximumSampleRate)).contains(outputRate.rounded())
+        else {
             throw .corruptData(path: path, reason: "cannot resample from \(inputRate) Hz to \(outputRate) Hz")
         }
         guard !channels.isEmpty else { throw .corruptData(path: path, reason: "no channels to downmix") }
@@ -45,8 +46,9 @@ public final class MonoResampler {
         av_channel_layout_default(&layoutIn, 1)
         av_channel_layout_default(&layoutOut, 1)
         var context: OpaquePointer?
-        var result = swr_alloc_set_opts2(&context, &layoutOut, AV_SAMPLE_FMT_FLT, self.outputRate,
-                                         &layoutIn, AV_SAMPLE_FMT_FLT, self.inputRate, 0, nil)
+        var result = swr_alloc_set_opts2(
+            &context, &layoutOut, AV_SAMPLE_FMT_FLT, self.outputRate,
+            &layoutIn, AV_SAMPLE_FMT_FLT, self.inputRate, 0, nil)
         if result >= 0, let context {
             _ = av_opt_set_int(UnsafeMutableRawPointer(context), "filter_size", 32, 0)
             _ = av_opt_set_int(UnsafeMutableRawPointer(context), "phase_shift", 10, 0)

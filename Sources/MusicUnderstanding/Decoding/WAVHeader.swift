@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The few facts of a RIFF/RF64 WAVE header that FFmpeg does not pass on: what the `fmt `

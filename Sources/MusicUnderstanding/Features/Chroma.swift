@@ -114,8 +114,10 @@ public struct ChromaFeatures: Sendable {
     }
 
     /// Creates chroma features from their parts.
-    public init(frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float],
-                harmonicEnergy: [Float], tuningCents: Double, blockRate: Double = 0, blockVectors: [Float] = []) {
+    public init(
+        frameRate: Double, framesPerVector: Int, vectors: [Float], spectralEnergy: [Float],
+        harmonicEnergy: [Float], tuningCents: Double, blockRate: Double = 0, blockVectors: [Float] = []
+    ) {
         self.blockRate = blockRate
         self.blockVectors = blockVectors
         self.harmonicEnergy = harmonicEnergy
@@ -144,8 +146,8 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private let minBin: Int
     private let maxBin: Int
     private let storedBins: Int
-    private let half: Int       // half length of the frequency median, bins
-    private let timeHalf: Int   // half length of the temporal median, processed frames
+    private let half: Int  // half length of the frequency median, bins
+    private let timeHalf: Int  // half length of the temporal median, processed frames
     private let stride: Int
     private var incoming = 0
 
@@ -159,12 +161,12 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     private var rowOffsets: [Int]
 
     // Constants.
-    private let semitoneOffset: [Float]   // 12 * log2(h) per harmonic h, in semitones
+    private let semitoneOffset: [Float]  // 12 * log2(h) per harmonic h, in semitones
     private let harmonicWeight: [Float]
-    private let windowTable: [Float]       // cos² weight by distance in 1/3-semitone bins
-    private let windowTableScale: Float    // table steps per 1/3-semitone bin
-    private let windowReach: Float         // half window width in 1/3-semitone bins
-    private let log2BinToC0: Float         // log2(binWidth / C0)
+    private let windowTable: [Float]  // cos² weight by distance in 1/3-semitone bins
+    private let windowTableScale: Float  // table steps per 1/3-semitone bin
+    private let windowReach: Float  // half window width in 1/3-semitone bins
+    private let log2BinToC0: Float  // log2(binWidth / C0)
 
     // Per-vector accumulators and outputs.
     private var block = [Float](repeating: 0, count: 36)
@@ -278,10 +280,11 @@ final class ChromaAccumulator: SpectralFrameConsumer {
             if i < energies.count { pooledEnergy[g] += energies[i] }
             if i < harmonicEnergies.count { pooledHarmonic[g] += harmonicEnergies[i] }
         }
-        return ChromaFeatures(frameRate: configuration.frameRate / Double(group * stride),
-                              framesPerVector: group * stride, vectors: pooled,
-                              spectralEnergy: pooledEnergy, harmonicEnergy: pooledHarmonic, tuningCents: tuning,
-                              blockRate: configuration.frameRate / Double(stride), blockVectors: vectors)
+        return ChromaFeatures(
+            frameRate: configuration.frameRate / Double(group * stride),
+            framesPerVector: group * stride, vectors: pooled,
+            spectralEnergy: pooledEnergy, harmonicEnergy: pooledHarmonic, tuningCents: tuning,
+            blockRate: configuration.frameRate / Double(stride), blockVectors: vectors)
     }
 
     // MARK: - Per frame
@@ -300,97 +303,97 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         // Offsets in the ring of the frames of the temporal median window.
         for i in 0..<(end - first + 1) { rowOffsets[i] = ((first + i) % length) * storedBins }
         rowOffsets.withUnsafeBufferPointer { rowOffsets in
-        ring.withUnsafeBufferPointer { r in
-            scratch.withUnsafeMutableBufferPointer { tmp in
-                block.withUnsafeMutableBufferPointer { acc in
-                    tuningHistogram.withUnsafeMutableBufferPointer { hist in
-                        let x = UnsafeBufferPointer(rebasing: r[(centreSlot * storedBins)..<((centreSlot + 1) * storedBins)])
-                        var energy: Float = 0
-                        var harmonic: Float = 0
-                        var strongest: Float = 0
-                        for k in minBin...maxBin {
-                            energy += x[k] * x[k]
-                            strongest = max(strongest, x[k])
-                        }
-                        let floor = max(absoluteFloor, strongest * relativeFloor)
-                        let rows = rowOffsets
-                        let rowCount = end - first + 1
-                        blockEnergy += energy
-                        var k = minBin
-                        while k <= maxBin {
-                            let m = x[k]
-                            // A sinusoid's Hann main lobe spans ±2 bins: require a maximum over them.
-                            guard m > floor, m > x[k - 1], m >= x[k + 1], m > x[k - 2], m >= x[k + 2] else { k += 1; continue }
-                            // Harmonic/percussive test (Fitzgerald 2010, binary mask with
-                            // separation factor beta): harmonic when the median over time of the
-                            // bin (max of k-1...k+1 per frame, tolerating slight drift) exceeds
-                            // beta × the median over frequency around the bin. The time median
-                            // exceeds a limit exactly when more than half of its values do, so it
-                            // is tested by counting. The frequency median p (rank half+1 of
-                            // 2·half+1 values) lies between the min and the max of any half+1 of
-                            // the values; bounds from the values farthest from the peak decide
-                            // most peaks without computing p.
-                            let needed = rowCount / 2 + 1
-                            var verdict = 0  // 1 harmonic, -1 not, 0 undecided
-                            if k - half >= 0 && k + half < storedBins {
-                                var upper: Float = 0, lower = Float.greatestFiniteMagnitude
-                                for j in (k - half)...(k - half + half / 2) {
-                                    upper = max(upper, x[j]); lower = min(lower, x[j])
-                                }
-                                for j in (k + half - (half - half / 2 - 1))...(k + half) {
-                                    upper = max(upper, x[j]); lower = min(lower, x[j])
-                                }
-                                if Self.countAbove(r, rows, rowCount, k, beta * upper, needed) {
-                                    verdict = 1
-                                } else if !Self.countAbove(r, rows, rowCount, k, beta * lower, needed) {
-                                    verdict = -1
-                                }
+            ring.withUnsafeBufferPointer { r in
+                scratch.withUnsafeMutableBufferPointer { tmp in
+                    block.withUnsafeMutableBufferPointer { acc in
+                        tuningHistogram.withUnsafeMutableBufferPointer { hist in
+                            let x = UnsafeBufferPointer(rebasing: r[(centreSlot * storedBins)..<((centreSlot + 1) * storedBins)])
+                            var energy: Float = 0
+                            var harmonic: Float = 0
+                            var strongest: Float = 0
+                            for k in minBin...maxBin {
+                                energy += x[k] * x[k]
+                                strongest = max(strongest, x[k])
                             }
-                            if verdict == 0 {
-                                let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
-                                var n = 0
-                                for j in lo...hi { tmp[n] = x[j]; n += 1 }
-                                let p = Self.median(tmp, count: n)
-                                verdict = Self.countAbove(r, rows, rowCount, k, beta * p, needed) ? 1 : -1
-                            }
-                            guard verdict > 0 else { k += 2; continue }
-                            // Parabolic interpolation on log magnitude.
-                            let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
-                            let den = a - 2 * b + c
-                            let delta: Float = den < 0 ? min(0.5, max(-0.5, 0.5 * (a - c) / den)) : 0
-                            let peakLog = b - 0.25 * (a - c) * delta
-                            let magnitude = expf(peakLog)
-                            let weight = exponent == 1 ? magnitude : powf(magnitude, exponent)
-                            harmonic += 1.5 * magnitude * magnitude
-                            // Position in semitones above C0.
-                            let semis = 12 * (log2f(Float(k) + delta) + log2BinToC0)
-                            // Tuning histogram: deviation from the equal-tempered grid, 1-cent bins.
-                            let dev = semis - semis.rounded()
-                            let cents = Int(((dev + 0.5) * 100).rounded(.down))
-                            hist[min(99, max(0, cents))] += Double(magnitude)
-                            for hIndex in 0..<harmonics {
-                                let s = semis - semitoneOffset[hIndex]
-                                var pos = s * 3
-                                pos -= 36 * (pos / 36).rounded(.down)
-                                let w = weight * harmonicWeight[hIndex]
-                                let j0 = Int((pos - windowReach).rounded(.up))
-                                let j1 = Int((pos + windowReach).rounded(.down))
-                                if j0 <= j1 {
-                                    for j in j0...j1 {
-                                        let d = abs(Float(j) - pos)
-                                        let t = Int(d * windowTableScale)
-                                        guard t < windowTable.count else { continue }
-                                        acc[((j % 36) + 36) % 36] += w * windowTable[t]
+                            let floor = max(absoluteFloor, strongest * relativeFloor)
+                            let rows = rowOffsets
+                            let rowCount = end - first + 1
+                            blockEnergy += energy
+                            var k = minBin
+                            while k <= maxBin {
+                                let m = x[k]
+                                // A sinusoid's Hann main lobe spans ±2 bins: require a maximum over them.
+                                guard m > floor, m > x[k - 1], m >= x[k + 1], m > x[k - 2], m >= x[k + 2] else { k += 1; continue }
+                                // Harmonic/percussive test (Fitzgerald 2010, binary mask with
+                                // separation factor beta): harmonic when the median over time of the
+                                // bin (max of k-1...k+1 per frame, tolerating slight drift) exceeds
+                                // beta × the median over frequency around the bin. The time median
+                                // exceeds a limit exactly when more than half of its values do, so it
+                                // is tested by counting. The frequency median p (rank half+1 of
+                                // 2·half+1 values) lies between the min and the max of any half+1 of
+                                // the values; bounds from the values farthest from the peak decide
+                                // most peaks without computing p.
+                                let needed = rowCount / 2 + 1
+                                var verdict = 0  // 1 harmonic, -1 not, 0 undecided
+                                if k - half >= 0 && k + half < storedBins {
+                                    var upper: Float = 0, lower = Float.greatestFiniteMagnitude
+                                    for j in (k - half)...(k - half + half / 2) {
+                                        upper = max(upper, x[j]); lower = min(lower, x[j])
+                                    }
+                                    for j in (k + half - (half - half / 2 - 1))...(k + half) {
+                                        upper = max(upper, x[j]); lower = min(lower, x[j])
+                                    }
+                                    if Self.countAbove(r, rows, rowCount, k, beta * upper, needed) {
+                                        verdict = 1
+                                    } else if !Self.countAbove(r, rows, rowCount, k, beta * lower, needed) {
+                                        verdict = -1
                                     }
                                 }
+                                if verdict == 0 {
+                                    let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
+                                    var n = 0
+                                    for j in lo...hi { tmp[n] = x[j]; n += 1 }
+                                    let p = Self.median(tmp, count: n)
+                                    verdict = Self.countAbove(r, rows, rowCount, k, beta * p, needed) ? 1 : -1
+                                }
+                                guard verdict > 0 else { k += 2; continue }
+                                // Parabolic interpolation on log magnitude.
+                                let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
+                                let den = a - 2 * b + c
+                                let delta: Float = den < 0 ? min(0.5, max(-0.5, 0.5 * (a - c) / den)) : 0
+                                let peakLog = b - 0.25 * (a - c) * delta
+                                let magnitude = expf(peakLog)
+                                let weight = exponent == 1 ? magnitude : powf(magnitude, exponent)
+                                harmonic += 1.5 * magnitude * magnitude
+                                // Position in semitones above C0.
+                                let semis = 12 * (log2f(Float(k) + delta) + log2BinToC0)
+                                // Tuning histogram: deviation from the equal-tempered grid, 1-cent bins.
+                                let dev = semis - semis.rounded()
+                                let cents = Int(((dev + 0.5) * 100).rounded(.down))
+                                hist[min(99, max(0, cents))] += Double(magnitude)
+                                for hIndex in 0..<harmonics {
+                                    let s = semis - semitoneOffset[hIndex]
+                                    var pos = s * 3
+                                    pos -= 36 * (pos / 36).rounded(.down)
+                                    let w = weight * harmonicWeight[hIndex]
+                                    let j0 = Int((pos - windowReach).rounded(.up))
+                                    let j1 = Int((pos + windowReach).rounded(.down))
+                                    if j0 <= j1 {
+                                        for j in j0...j1 {
+                                            let d = abs(Float(j) - pos)
+                                            let t = Int(d * windowTableScale)
+                                            guard t < windowTable.count else { continue }
+                                            acc[((j % 36) + 36) % 36] += w * windowTable[t]
+                                        }
+                                    }
+                                }
+                                k += 2
                             }
-                            k += 2
+                            blockHarmonic += harmonic
                         }
-                        blockHarmonic += harmonic
                     }
                 }
             }
-        }
         }
         blockFrames += 1
         flushBlock()
@@ -409,8 +412,10 @@ final class ChromaAccumulator: SpectralFrameConsumer {
     /// Whether at least `needed` of the frames at ring offsets `rows` have
     /// `max(x[k-1], x[k], x[k+1]) > limit`.
     @inline(__always)
-    private static func countAbove(_ r: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int>, _ rowCount: Int,
-                                   _ k: Int, _ limit: Float, _ needed: Int) -> Bool {
+    private static func countAbove(
+        _ r: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int>, _ rowCount: Int,
+        _ k: Int, _ limit: Float, _ needed: Int
+    ) -> Bool {
         var above = 0, remaining = rowCount, t = 0
         while t < rowCount && above < needed && above + remaining >= needed {
             let b = rows[t] + k

@@ -55,8 +55,9 @@ struct FeatureDefinition<Input>: Sendable {
             serves: serves,
             start: { requested, settings, hooks in
                 let extractor = make(requested, settings, hooks)
-                return RunningExtractor(consume: { consume(extractor, $0) }, prerollFrames: prerollFrames(settings),
-                                        finish: { $0[keyPath: store] = extractor.finish() })
+                return RunningExtractor(
+                    consume: { consume(extractor, $0) }, prerollFrames: prerollFrames(settings),
+                    finish: { $0[keyPath: store] = extractor.finish() })
             },
             clear: { $0[keyPath: store] = nil })
     }
@@ -69,8 +70,9 @@ extension FeatureDefinition where Input == SpectralFrame {
         prerollFrames: @escaping @Sendable (AnalysisConfiguration) -> Int = { _ in 0 },
         make: @escaping @Sendable (_ requested: Set<Feature>, _ settings: AnalysisConfiguration) -> E
     ) -> FeatureDefinition {
-        extractor(serves, store: store, prerollFrames: prerollFrames, consume: { $0.consume($1) },
-                  make: { requested, settings, _ in make(requested, settings) })
+        extractor(
+            serves, store: store, prerollFrames: prerollFrames, consume: { $0.consume($1) },
+            make: { requested, settings, _ in make(requested, settings) })
     }
 }
 
@@ -90,25 +92,31 @@ extension FeatureDefinition where Input == PCMBuffer {
 enum FeatureRegistry {
     /// Features of the shared STFT of the mono analysis signal, in the order they see each frame.
     static let spectral: [FeatureDefinition<SpectralFrame>] = [
-        .spectral([.onset], store: \.onset,
-                  prerollFrames: { OnsetStrengthAccumulator.prerollFrames($0.features, onset: $0.onset) },
-                  make: { _, s in OnsetStrengthAccumulator(configuration: s.features, onset: s.onset) }),
-        .spectral([.chroma], store: \.chroma,
-                  make: { _, s in ChromaAccumulator(configuration: s.features, settings: s.chroma) }),
-        .spectral([.melBands, .mfcc], store: \.mel,
-                  make: { requested, s in
-                      MelBandAccumulator(configuration: s.features, settings: s.mel, keepsBands: requested.contains(.melBands))
-                  }),
-        .spectral([.harmonicPercussive], store: \.harmonicPercussive,
-                  make: { _, s in HarmonicPercussiveAccumulator(configuration: s.features, settings: s.harmonicPercussive) }),
-        .spectral([.pitchFluctuation], store: \.pitchFluctuation,
-                  make: { _, s in PitchFluctuationAccumulator(configuration: s.features) }),
+        .spectral(
+            [.onset], store: \.onset,
+            prerollFrames: { OnsetStrengthAccumulator.prerollFrames($0.features, onset: $0.onset) },
+            make: { _, s in OnsetStrengthAccumulator(configuration: s.features, onset: s.onset) }),
+        .spectral(
+            [.chroma], store: \.chroma,
+            make: { _, s in ChromaAccumulator(configuration: s.features, settings: s.chroma) }),
+        .spectral(
+            [.melBands, .mfcc], store: \.mel,
+            make: { requested, s in
+                MelBandAccumulator(configuration: s.features, settings: s.mel, keepsBands: requested.contains(.melBands))
+            }),
+        .spectral(
+            [.harmonicPercussive], store: \.harmonicPercussive,
+            make: { _, s in HarmonicPercussiveAccumulator(configuration: s.features, settings: s.harmonicPercussive) }),
+        .spectral(
+            [.pitchFluctuation], store: \.pitchFluctuation,
+            make: { _, s in PitchFluctuationAccumulator(configuration: s.features) }),
     ]
 
     /// Features of the native-rate, all-channel PCM.
     static let pcm: [FeatureDefinition<PCMBuffer>] = [
-        .pcm([.loudness], store: \.loudness,
-             make: { _, s, hooks in LoudnessExtractor(configuration: s.loudness, onStep: hooks.onLoudnessStep) }),
+        .pcm(
+            [.loudness], store: \.loudness,
+            make: { _, s, hooks in LoudnessExtractor(configuration: s.loudness, onStep: hooks.onLoudnessStep) })
     ]
 
     /// Every feature's ``FeatureDefinition/clear``, with the keys it serves.

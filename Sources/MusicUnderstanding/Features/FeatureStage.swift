@@ -90,10 +90,12 @@ public struct SharedFeatures: Sendable {
     public var pitchFluctuation: PitchFluctuationFeatures?
 
     /// Creates a feature set (tests and custom stages).
-    public init(configuration: FeatureConfiguration = .init(), frameCount: Int = 0, duration: Double,
-                onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil,
-                mel: MelFeatures? = nil, harmonicPercussive: HarmonicPercussiveFeatures? = nil,
-                pitchFluctuation: PitchFluctuationFeatures? = nil) {
+    public init(
+        configuration: FeatureConfiguration = .init(), frameCount: Int = 0, duration: Double,
+        onset: OnsetFeatures? = nil, chroma: ChromaFeatures? = nil, loudness: LoudnessResult? = nil,
+        mel: MelFeatures? = nil, harmonicPercussive: HarmonicPercussiveFeatures? = nil,
+        pitchFluctuation: PitchFluctuationFeatures? = nil
+    ) {
         self.configuration = configuration
         self.frameCount = frameCount
         self.duration = duration
@@ -187,9 +189,9 @@ final class FeatureStage {
             window.withUnsafeBufferPointer { win in
                 power.withUnsafeMutableBufferPointer { p in
                     while src.count - start >= n {
-                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start ..< start + n]), window: win, into: p)
+                        fft.powerSpectrum(of: UnsafeBufferPointer(rebasing: src[start..<start + n]), window: win, into: p)
                         magnitude.withUnsafeMutableBufferPointer { m in
-                            for k in 0 ..< min(m.count, p.count) { m[k] = p[k].squareRoot() }
+                            for k in 0..<min(m.count, p.count) { m[k] = p[k].squareRoot() }
                         }
                         let spectral = SpectralFrame(index: index, magnitude: magnitude)
                         for extractor in extractors where index >= -extractor.prerollFrames { extractor.consume(spectral) }

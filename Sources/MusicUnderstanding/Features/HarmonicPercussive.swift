@@ -85,8 +85,10 @@ public struct HarmonicPercussiveFeatures: Sendable {
     public var residual: [Float]
 
     /// Creates the features from their parts.
-    public init(frameRate: Double, framesPerVector: Int, bandEdges: [Double], harmonic: [Float],
-                percussive: [Float], residual: [Float]) {
+    public init(
+        frameRate: Double, framesPerVector: Int, bandEdges: [Double], harmonic: [Float],
+        percussive: [Float], residual: [Float]
+    ) {
         self.frameRate = frameRate
         self.framesPerVector = framesPerVector
         self.bandEdges = bandEdges
@@ -106,8 +108,9 @@ public struct HarmonicPercussiveFeatures: Sendable {
     /// One component as a frame feature (for `FrameFeature.aggregated(between:using:)`); each
     /// vector spans its frames' centres ± half a hop.
     public func feature(_ component: KeyPath<HarmonicPercussiveFeatures, [Float]>) -> FrameFeature {
-        FrameFeature(values: self[keyPath: component], dimension: bandCount, frameRate: frameRate,
-                     startTime: -0.5 / (frameRate * Double(framesPerVector)))
+        FrameFeature(
+            values: self[keyPath: component], dimension: bandCount, frameRate: frameRate,
+            startTime: -0.5 / (frameRate * Double(framesPerVector)))
     }
 }
 
@@ -134,30 +137,30 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
     private let timeHalf: Int
     private let freqHalf: Int
     private let beta: Float
-    private let maxBin: Int            // last group separated
-    private let storedBins: Int        // groups kept per frame in the ring
-    private let ringLength: Int        // 2 * timeHalf + 2: the window plus the frame replacing its oldest
-    private let timeWidth: Int         // 2 * timeHalf + 1: capacity of each group's sorted window
-    private let framesPerVector: Int   // separated frames per vector
+    private let maxBin: Int  // last group separated
+    private let storedBins: Int  // groups kept per frame in the ring
+    private let ringLength: Int  // 2 * timeHalf + 2: the window plus the frame replacing its oldest
+    private let timeWidth: Int  // 2 * timeHalf + 1: capacity of each group's sorted window
+    private let framesPerVector: Int  // separated frames per vector
     private let powerScale: Float
     private let edges: [Double]
-    private let bandOfBin: [Int]       // band index of groups 0...maxBin
+    private let bandOfBin: [Int]  // band index of groups 0...maxBin
     private let bandCount: Int
-    private let groupStart: [Int]      // first STFT bin of each stored group, plus the end
-    private let pool: Int              // STFT frames per separated frame
+    private let groupStart: [Int]  // first STFT bin of each stored group, plus the end
+    private let pool: Int  // STFT frames per separated frame
 
     private var ring: [Float]
-    private var sortedTime: [Float]    // (maxBin + 1) × timeWidth, group-major, each sorted ascending
-    private var windowLow = 0          // frames windowLow...windowHigh are in sortedTime
+    private var sortedTime: [Float]  // (maxBin + 1) × timeWidth, group-major, each sorted ascending
+    private var windowLow = 0  // frames windowLow...windowHigh are in sortedTime
     private var windowHigh = -1
-    private var sortedValid = true     // whether sortedTime holds frames windowLow...windowHigh
-    private var timeMedian: [Float]    // the time median of each group at the current centre
-    private var belowCount: [Int32]    // per group: neighbours v with h > β·v (frequency window)
-    private var aboveCount: [Int32]    // per group: neighbours v with v > β·h
+    private var sortedValid = true  // whether sortedTime holds frames windowLow...windowHigh
+    private var timeMedian: [Float]  // the time median of each group at the current centre
+    private var belowCount: [Int32]  // per group: neighbours v with h > β·v (frequency window)
+    private var aboveCount: [Int32]  // per group: neighbours v with v > β·h
     private var framesSeen = 0
-    private var pending: [Float]       // power sums of the groups over the frames being pooled
+    private var pending: [Float]  // power sums of the groups over the frames being pooled
     private var pendingFrames = 0
-    private var ringFrames: [Float]    // STFT frames pooled into each ring slot
+    private var ringFrames: [Float]  // STFT frames pooled into each ring slot
     private var nextCentre = 0
     // Pooling accumulators (3 × bandCount: harmonic, percussive, residual) and outputs.
     private var pooled: [Float]
@@ -286,10 +289,11 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
             nextCentre += 1
         }
         if pooledFrames > 0 { flush() }
-        return HarmonicPercussiveFeatures(frameRate: configuration.frameRate / Double(framesPerVector * pool),
-                                          framesPerVector: framesPerVector * pool, bandEdges: edges,
-                                          harmonic: harmonic.takeArray(), percussive: percussive.takeArray(),
-                                          residual: residual.takeArray())
+        return HarmonicPercussiveFeatures(
+            frameRate: configuration.frameRate / Double(framesPerVector * pool),
+            framesPerVector: framesPerVector * pool, bandEdges: edges,
+            harmonic: harmonic.takeArray(), percussive: percussive.takeArray(),
+            residual: residual.takeArray())
     }
 
     // MARK: - Per frame
@@ -355,7 +359,7 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
                     // The nine frames' groups as views indexed from 0 (no per-value index arithmetic).
                     func frame(_ j: Int) -> UnsafeBufferPointer<Float> {
                         let base = ((low + j) % length) * stored
-                        return UnsafeBufferPointer(rebasing: r[base ..< base + top + 1])
+                        return UnsafeBufferPointer(rebasing: r[base..<base + top + 1])
                     }
                     let f0 = frame(0), f1 = frame(1), f2 = frame(2), f3 = frame(3), f4 = frame(4)
                     let f5 = frame(5), f6 = frame(6), f7 = frame(7), f8 = frame(8)
@@ -380,8 +384,10 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
 
     /// The median (fifth smallest) of nine values by Paeth's selection network.
     @inline(__always)
-    static func median9(_ a0: Float, _ a1: Float, _ a2: Float, _ a3: Float, _ a4: Float,
-                        _ a5: Float, _ a6: Float, _ a7: Float, _ a8: Float) -> Float {
+    static func median9(
+        _ a0: Float, _ a1: Float, _ a2: Float, _ a3: Float, _ a4: Float,
+        _ a5: Float, _ a6: Float, _ a7: Float, _ a8: Float
+    ) -> Float {
         var p0 = a0, p1 = a1, p2 = a2, p3 = a3, p4 = a4, p5 = a5, p6 = a6, p7 = a7, p8 = a8
         @inline(__always) func sort(_ x: inout Float, _ y: inout Float) {
             let lo = Swift.min(x, y), hi = Swift.max(x, y)
@@ -426,11 +432,11 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
                             guard first <= end else { continue }
                             // Rebased views indexed from 0, so that the loop vectorises.
                             let count = end - first + 1
-                            let values = UnsafeBufferPointer(rebasing: r[(centreBase + first + o) ..< (centreBase + first + o + count)])
-                            let medians = UnsafeBufferPointer(rebasing: tm[first ..< (first + count)])
-                            let b = UnsafeMutableBufferPointer(rebasing: below[first ..< (first + count)])
-                            let a = UnsafeMutableBufferPointer(rebasing: above[first ..< (first + count)])
-                            for i in 0 ..< count {
+                            let values = UnsafeBufferPointer(rebasing: r[(centreBase + first + o)..<(centreBase + first + o + count)])
+                            let medians = UnsafeBufferPointer(rebasing: tm[first..<(first + count)])
+                            let b = UnsafeMutableBufferPointer(rebasing: below[first..<(first + count)])
+                            let a = UnsafeMutableBufferPointer(rebasing: above[first..<(first + count)])
+                            for i in 0..<count {
                                 let v = values[i], h = medians[i]
                                 b[i] &+= h > beta * v ? 1 : 0
                                 a[i] &+= v > beta * h ? 1 : 0

@@ -71,8 +71,10 @@ public struct MelFeatures: Sendable {
     public var mfcc: [Float]
 
     /// Creates mel features from their parts.
-    public init(frameRate: Double, framesPerVector: Int, bandCount: Int, coefficientCount: Int,
-                bandCentres: [Double], bands: [Float], mfcc: [Float]) {
+    public init(
+        frameRate: Double, framesPerVector: Int, bandCount: Int, coefficientCount: Int,
+        bandCentres: [Double], bands: [Float], mfcc: [Float]
+    ) {
         self.frameRate = frameRate
         self.framesPerVector = framesPerVector
         self.bandCount = bandCount
@@ -94,24 +96,26 @@ public struct MelFeatures: Sendable {
     /// The band values as a frame feature (for `FrameFeature.aggregated(between:using:)`);
     /// each vector spans its frames' centres ± half a hop.
     public var bandFeature: FrameFeature {
-        FrameFeature(values: bands, dimension: bandCount, frameRate: frameRate,
-                     startTime: -0.5 / (frameRate * Double(framesPerVector)))
+        FrameFeature(
+            values: bands, dimension: bandCount, frameRate: frameRate,
+            startTime: -0.5 / (frameRate * Double(framesPerVector)))
     }
 
     /// The MFCCs as a frame feature (for `FrameFeature.aggregated(between:using:)`).
     public var mfccFeature: FrameFeature {
-        FrameFeature(values: mfcc, dimension: coefficientCount, frameRate: frameRate,
-                     startTime: -0.5 / (frameRate * Double(framesPerVector)))
+        FrameFeature(
+            values: mfcc, dimension: coefficientCount, frameRate: frameRate,
+            startTime: -0.5 / (frameRate * Double(framesPerVector)))
     }
 }
 
 /// Slaney's mel scale (Auditory Toolbox; librosa `htk=False`): linear below 1 kHz, logarithmic
 /// above.
 enum SlaneyMel {
-    private static let linearStep = 200.0 / 3      // Hz per mel below 1 kHz
+    private static let linearStep = 200.0 / 3  // Hz per mel below 1 kHz
     private static let breakFrequency = 1000.0
     private static let breakMel = breakFrequency / linearStep  // 15
-    private static let logStep = log(6.4) / 27       // natural log of the frequency ratio per mel
+    private static let logStep = log(6.4) / 27  // natural log of the frequency ratio per mel
 
     /// Mel value of frequency `hz`.
     static func mel(_ hz: Double) -> Double {
@@ -135,7 +139,7 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     private let bandCount: Int
     private let coefficientCount: Int
     private let framesPerVector: Int
-    private let powerScale: Float          // (4 / frameSize)², magnitude² → normalised power
+    private let powerScale: Float  // (4 / frameSize)², magnitude² → normalised power
     private let inverseFloor: Float
     // Sparse filterbank: band b covers bins bandStart[b] ..< bandStart[b] + bandLength[b],
     // weights at weights[weightOffset[b] ...].
@@ -144,7 +148,7 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     private var weightOffset: [Int] = []
     private var weights: [Float] = []
     private var centres: [Double] = []
-    private let dct: [Float]               // coefficientCount × bandCount, row-major
+    private let dct: [Float]  // coefficientCount × bandCount, row-major
     // State and outputs.
     private var pooled: [Float]
     private var pooledFrames = 0
@@ -250,9 +254,10 @@ final class MelBandAccumulator: SpectralFrameConsumer {
 
     func finish() -> MelFeatures {
         if pooledFrames > 0 { flush() }
-        return MelFeatures(frameRate: configuration.frameRate / Double(framesPerVector),
-                           framesPerVector: framesPerVector, bandCount: bandCount,
-                           coefficientCount: coefficientCount, bandCentres: centres, bands: bands.takeArray(), mfcc: mfcc.takeArray())
+        return MelFeatures(
+            frameRate: configuration.frameRate / Double(framesPerVector),
+            framesPerVector: framesPerVector, bandCount: bandCount,
+            coefficientCount: coefficientCount, bandCentres: centres, bands: bands.takeArray(), mfcc: mfcc.takeArray())
     }
 
     private func flush() {

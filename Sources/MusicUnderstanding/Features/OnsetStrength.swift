@@ -47,8 +47,10 @@ public struct OnsetFeatures: Sendable {
     /// whitening raises to their level. Empty when not computed.
     public var linearStrength: [Float]
     /// Creates onset features (mostly for tests).
-    public init(frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
-                energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = [], linearStrength: [Float] = []) {
+    public init(
+        frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
+        energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = [], linearStrength: [Float] = []
+    ) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
@@ -327,9 +329,10 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         if energyOut.count > frames { energyOut.removeFirst(energyOut.count - frames) }
         var highEnergyOut = highEnergy.takeArray()
         if highEnergyOut.count > frames { highEnergyOut.removeFirst(highEnergyOut.count - frames) }
-        return OnsetFeatures(frameRate: configuration.frameRate, strength: aligned(&strength),
-                             lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
-                             energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut,
-                             linearStrength: aligned(&linearStrength))
+        return OnsetFeatures(
+            frameRate: configuration.frameRate, strength: aligned(&strength),
+            lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
+            energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut,
+            linearStrength: aligned(&linearStrength))
     }
 }

@@ -147,8 +147,9 @@ public struct InstrumentActivityAnalyzer: Sendable {
         let frames = ActivityFrames(features: features)
         let detection = detect(frames)
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
-        let tracker = RangeTracker(on: configuration.onThreshold, off: configuration.offThreshold,
-                                   bridge: configuration.bridgeSeconds, minimumDuration: configuration.minimumDuration)
+        let tracker = RangeTracker(
+            on: configuration.onThreshold, off: configuration.offThreshold,
+            bridge: configuration.bridgeSeconds, minimumDuration: configuration.minimumDuration)
         var ranges: [InstrumentActivityResult.Instrument: [TimeRange]] = [:]
         var activity: [InstrumentActivityResult.Instrument: [MusicUnderstandingSession.TimedValue<Float>]] = [:]
         let floor = min(-1, configuration.curveFloor)
@@ -235,7 +236,8 @@ public struct InstrumentActivityAnalyzer: Sendable {
         // Pitch motion: median over ±0.5 s (robust to single onsets); tonal share: mean over ±0.5 s.
         let motion = Smoothing.movingMedian(frames.fluctuation, half: 5)
         // Phrase-level pitch motion: median over ±1.5 s (only when the test is on).
-        let phraseMotion = configuration.vocalPhraseMotion > 0
+        let phraseMotion =
+            configuration.vocalPhraseMotion > 0
             ? Smoothing.movingMedian(frames.fluctuation, half: 15) : [Float](repeating: 0, count: n)
         // Bass stability: the median over ±0.2 s of the harmonic energy below 120 Hz, and its maximum.
         let subMedian = Smoothing.movingMedian(hSub, half: 2)
@@ -268,9 +270,11 @@ public struct InstrumentActivityAnalyzer: Sendable {
             // Residual beyond what drums leave there (as much as their percussive part), over harmonic.
             let residualOverHarmonic = Smoothing.dB(max(0, rMidS[f] - pMidS[f])) - Smoothing.dB(hMidS[f])
             // Timbre that moves (vowels, consonants): not a held instrument tone with vibrato.
-            let envelopeMoves = (variance.map { f < $0.count && $0[f] >= c.vocalMinimumVariance } ?? true)
+            let envelopeMoves =
+                (variance.map { f < $0.count && $0[f] >= c.vocalMinimumVariance } ?? true)
                 && (c.vocalPhraseMotion <= 0 || phraseMotion[f] >= c.vocalPhraseMotion)
-            let voiceLike = motion[f] >= c.vocalPitchMotion && tonal[f] >= c.vocalTonalShare
+            let voiceLike =
+                motion[f] >= c.vocalPitchMotion && tonal[f] >= c.vocalTonalShare
                 && residualOverHarmonic <= c.vocalMaximumResidualRatio && envelopeMoves
             vS[f] = voiceLike ? vL[f] - c.vocalResidualLevel : -.infinity
             // Strong vibrato or glides of a tonal foreground: a voice whose partials stay in the

@@ -43,15 +43,15 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
     static let highest = 4800.0
     private static let stepCents = 25.0
     private static let maxShift = 4
-    private static let subband = 48       // grid points per subband (one octave)
+    private static let subband = 48  // grid points per subband (one octave)
     private static let subbandHop = 24
 
     private let frameRate: Double
     private let scale: Float
-    private let binPosition: [Float]      // fractional bin of each grid point
-    private var grids: [Float]            // the last two log-frequency frames, alternating halves
-    private var power: [Float]            // the current frame's grid as power, 10^(dB/10)
-    private var analysed = 0              // frames analysed so far
+    private let binPosition: [Float]  // fractional bin of each grid point
+    private var grids: [Float]  // the last two log-frequency frames, alternating halves
+    private var power: [Float]  // the current frame's grid as power, 10^(dB/10)
+    private var analysed = 0  // frames analysed so far
     private var weightedShift: [Float] = []
     private var weights: [Float] = []
     private var used: [Float] = []
@@ -103,59 +103,59 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
         }
         guard analysed >= 2 else { return }
         grids.withUnsafeBufferPointer { g in
-          power.withUnsafeBufferPointer { pw in
-            let x = UnsafeBufferPointer(rebasing: g[(current * count)..<(current * count + count)])
-            let y = UnsafeBufferPointer(rebasing: g[(previousHalf * count)..<(previousHalf * count + count)])
-            var start = 0
-            while start + Self.subband <= count {
-                tried[j] += 1
-                defer { start += Self.subbandHop }
-                let end = start + Self.subband
-                var peak: Float = -.infinity, mean: Float = 0
-                for i in start..<end {
-                    let d = x[i]
-                    peak = max(peak, d)
-                    mean += d
-                }
-                mean /= Float(Self.subband)
-                guard peak - mean >= 12, peak > -60 else { continue }
-                var energy: Float = 0
-                for i in start..<end { energy += pw[i] }
-                // Normalised cross-correlation of the mean-removed subbands over the shifts,
-                // from one pass of sums per shift (Σx, Σy, Σxy, Σx², Σy² over the overlap).
-                var best = -Float.infinity, bestShift = 0
-                var rho: (Float, Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
-                withUnsafeMutableBytes(of: &rho) { raw in
-                    let r = raw.bindMemory(to: Float.self)
-                    for shift in -Self.maxShift...Self.maxShift {
-                        let lo = max(start, shift), hi = min(end, count + shift)
-                        let c = Float(hi - lo)
-                        guard c > 8 else { continue }
-                        var sx: Float = 0, sy: Float = 0, sxy: Float = 0, sxx: Float = 0, syy: Float = 0
-                        for i in lo..<hi {
-                            let u = x[i] - mean, v = y[i - shift] - mean  // offset for conditioning
-                            sx += u; sy += v; sxy += u * v; sxx += u * u; syy += v * v
+            power.withUnsafeBufferPointer { pw in
+                let x = UnsafeBufferPointer(rebasing: g[(current * count)..<(current * count + count)])
+                let y = UnsafeBufferPointer(rebasing: g[(previousHalf * count)..<(previousHalf * count + count)])
+                var start = 0
+                while start + Self.subband <= count {
+                    tried[j] += 1
+                    defer { start += Self.subbandHop }
+                    let end = start + Self.subband
+                    var peak: Float = -.infinity, mean: Float = 0
+                    for i in start..<end {
+                        let d = x[i]
+                        peak = max(peak, d)
+                        mean += d
+                    }
+                    mean /= Float(Self.subband)
+                    guard peak - mean >= 12, peak > -60 else { continue }
+                    var energy: Float = 0
+                    for i in start..<end { energy += pw[i] }
+                    // Normalised cross-correlation of the mean-removed subbands over the shifts,
+                    // from one pass of sums per shift (Σx, Σy, Σxy, Σx², Σy² over the overlap).
+                    var best = -Float.infinity, bestShift = 0
+                    var rho: (Float, Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+                    withUnsafeMutableBytes(of: &rho) { raw in
+                        let r = raw.bindMemory(to: Float.self)
+                        for shift in -Self.maxShift...Self.maxShift {
+                            let lo = max(start, shift), hi = min(end, count + shift)
+                            let c = Float(hi - lo)
+                            guard c > 8 else { continue }
+                            var sx: Float = 0, sy: Float = 0, sxy: Float = 0, sxx: Float = 0, syy: Float = 0
+                            for i in lo..<hi {
+                                let u = x[i] - mean, v = y[i - shift] - mean  // offset for conditioning
+                                sx += u; sy += v; sxy += u * v; sxx += u * u; syy += v * v
+                            }
+                            let xy = sxy - sx * sy / c, xx = sxx - sx * sx / c, yy = syy - sy * sy / c
+                            let value = xx > 0 && yy > 0 ? xy / (xx * yy).squareRoot() : 0
+                            r[shift + Self.maxShift] = value
+                            if value > best { best = value; bestShift = shift }
                         }
-                        let xy = sxy - sx * sy / c, xx = sxx - sx * sx / c, yy = syy - sy * sy / c
-                        let value = xx > 0 && yy > 0 ? xy / (xx * yy).squareRoot() : 0
-                        r[shift + Self.maxShift] = value
-                        if value > best { best = value; bestShift = shift }
+                        guard best >= 0.5 else { return }
+                        var shift = Float(bestShift)
+                        let bi = bestShift + Self.maxShift
+                        if bi > 0 && bi < r.count - 1 {
+                            let l = r[bi - 1], c = r[bi], rr = r[bi + 1]
+                            let d = l - 2 * c + rr
+                            if d < 0 { shift += max(-0.5, min(0.5, 0.5 * (l - rr) / d)) }
+                        }
+                        let cents = abs(shift) * Float(Self.stepCents)
+                        weightedShift[j] += energy * cents
+                        weights[j] += energy
+                        used[j] += 1
                     }
-                    guard best >= 0.5 else { return }
-                    var shift = Float(bestShift)
-                    let bi = bestShift + Self.maxShift
-                    if bi > 0 && bi < r.count - 1 {
-                        let l = r[bi - 1], c = r[bi], rr = r[bi + 1]
-                        let d = l - 2 * c + rr
-                        if d < 0 { shift += max(-0.5, min(0.5, 0.5 * (l - rr) / d)) }
-                    }
-                    let cents = abs(shift) * Float(Self.stepCents)
-                    weightedShift[j] += energy * cents
-                    weights[j] += energy
-                    used[j] += 1
                 }
             }
-          }
         }
     }
 

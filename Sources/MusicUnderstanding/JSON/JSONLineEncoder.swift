@@ -249,8 +249,9 @@ final class JSONStreamEngine {
 
     /// Stops the program when a container outlives the value it was made for.
     @inline(__always) func check(_ depth: Int, _ frameID: Int) {
-        precondition(depth == frames.count - 1 && frames[depth].id == frameID,
-                     "JSONLineEncoder: a container was used after its value finished encoding")
+        precondition(
+            depth == frames.count - 1 && frames[depth].id == frameID,
+            "JSONLineEncoder: a container was used after its value finished encoding")
     }
 
     /// Makes the value at `depth` a keyed, unkeyed or single value.
@@ -311,8 +312,9 @@ final class JSONStreamEngine {
             pathKey = IndexKey(intValue: frames[depth].count)
             frames[depth].count += 1
         }
-        let engine = JSONStreamEngine(escapesSlashes: escapesSlashes, userInfo: userInfo,
-                                      basePath: codingPath(depth: depth) + [pathKey], capacity: 256)
+        let engine = JSONStreamEngine(
+            escapesSlashes: escapesSlashes, userInfo: userInfo,
+            basePath: codingPath(depth: depth) + [pathKey], capacity: 256)
         engine.nextID = 1
         engine.frames.append(Frame(start: 0, memberBase: 0, detachedBase: 0, key: nil, id: 1))
         detached.append(Detached(key: key?.stringValue ?? "", offset: count, engine: engine))

@@ -190,9 +190,9 @@ public struct KeyAnalyzer: Sendable {
         }
         let table = ([configuration.profile] + configuration.additionalProfiles).map { $0.correlationTable() }
         guard Double(clearlyTonalVectors) * vectorDuration >= configuration.minimumTonalDuration,
-              Self.salientPitchClasses(global) >= configuration.minimumPitchClasses,
-              let best = Self.correlations(thresholded(global), table).max(),
-              best >= configuration.minimumCorrelation
+            Self.salientPitchClasses(global) >= configuration.minimumPitchClasses,
+            let best = Self.correlations(thresholded(global), table).max(),
+            best >= configuration.minimumCorrelation
         else {
             return KeyResult(ranges: [])
         }
@@ -256,11 +256,12 @@ public struct KeyAnalyzer: Sendable {
                 total += weight
             }
             if total > 0 { shares = shares.map { $0 / total } }
-            let chosen = Self.tonicKey(path[first], scores: scores[(24 * first)..<(24 * (last + 1))],
-                                       weights: stepWeights[first...last], triadShares: shares,
-                                       closing: last == steps - 1 ? closing : nil,
-                                       tonicChordWeight: configuration.tonicChordWeight,
-                                       closingChordWeight: configuration.closingChordWeight)
+            let chosen = Self.tonicKey(
+                path[first], scores: scores[(24 * first)..<(24 * (last + 1))],
+                weights: stepWeights[first...last], triadShares: shares,
+                closing: last == steps - 1 ? closing : nil,
+                tonicChordWeight: configuration.tonicChordWeight,
+                closingChordWeight: configuration.closingChordWeight)
             for t in first...last { path[t] = chosen }
             first = last + 1
         }
@@ -281,8 +282,9 @@ public struct KeyAnalyzer: Sendable {
             rangeChroma = [Double](repeating: 0, count: 12)
             start = end
         }
-        return KeyResult(ranges: ranges, confidence: strength(global, key: longest.key, table),
-                         rangeConfidences: rangeConfidences)
+        return KeyResult(
+            ranges: ranges, confidence: strength(global, key: longest.key, table),
+            rangeConfidences: rangeConfidences)
     }
 
     /// Key strength: the Pearson correlation of `chroma` with the profiles of `key`, clamped to
@@ -329,8 +331,10 @@ public struct KeyAnalyzer: Sendable {
     /// the beat, the best-matching of the 24 major and minor triads (highest Pearson correlation
     /// of the beat's summed compressed chroma with the triad's three pitch classes) and the
     /// beat's duration × its share of tonal vectors; beats without tonal vectors are left out.
-    private func beatTriads(_ chroma: ChromaFeatures, compressed: [Double], tonal: [Bool], duration: Double,
-                            rhythm: RhythmResult?) -> [(time: Double, triad: Int, weight: Double)] {
+    private func beatTriads(
+        _ chroma: ChromaFeatures, compressed: [Double], tonal: [Bool], duration: Double,
+        rhythm: RhythmResult?
+    ) -> [(time: Double, triad: Int, weight: Double)] {
         var inner = (rhythm?.beats ?? []).filter { $0 > 0 && $0 < duration && $0.isFinite }.sorted()
         if inner.count < 2 {
             let step = max(0.1, configuration.stepDuration)
@@ -363,8 +367,11 @@ public struct KeyAnalyzer: Sendable {
                 if value > bestValue { bestValue = value; best = triad }
             }
             guard best >= 0, bestValue > 0 else { continue }
-            result.append(((boundaries[s] + boundaries[s + 1]) / 2, best,
-                           (boundaries[s + 1] - boundaries[s]) * tonalVectors[s] / vectors[s]))
+            result.append(
+                (
+                    (boundaries[s] + boundaries[s + 1]) / 2, best,
+                    (boundaries[s + 1] - boundaries[s]) * tonalVectors[s] / vectors[s]
+                ))
         }
         return result
     }
@@ -393,8 +400,10 @@ public struct KeyAnalyzer: Sendable {
     /// subdominant key's scale: songs that dwell on their dominant chord (V as often as I)
     /// then read as the dominant key, which cost more on the development set than the
     /// mixolydian cases gained (docs/analyses/key.md).
-    static func tonicKey(_ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, triadShares: [Double],
-                         closing: [Double]?, tonicChordWeight: Double, closingChordWeight: Double) -> Int {
+    static func tonicKey(
+        _ key: Int, scores: ArraySlice<Double>, weights: ArraySlice<Double>, triadShares: [Double],
+        closing: [Double]?, tonicChordWeight: Double, closingChordWeight: Double
+    ) -> Int {
         let tonic = key % 12, minor = key >= 12
         let relative = minor ? (tonic + 3) % 12 : 12 + (tonic + 9) % 12
         let fifthBelow = (minor ? 12 : 0) + (tonic + 5) % 12

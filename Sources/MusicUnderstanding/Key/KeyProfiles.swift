@@ -36,10 +36,14 @@ public struct KeyProfile: Sendable, Hashable, Codable {
     /// S. Jordà, P. Herrera, "Key estimation in electronic dance music", ECIR 2016 ("edma").
     public static let edma = KeyProfile(
         name: "edma",
-        major: [0.16519551, 0.04749026, 0.08293076, 0.06687112, 0.09994645, 0.09274123,
-                0.05294487, 0.13159476, 0.05218986, 0.07443653, 0.06940723, 0.0642515],
-        minor: [0.17235348, 0.05336489, 0.0761009, 0.10043649, 0.05621498, 0.08527853,
-                0.0497915, 0.13451001, 0.07458916, 0.05003023, 0.09187879, 0.05545106])
+        major: [
+            0.16519551, 0.04749026, 0.08293076, 0.06687112, 0.09994645, 0.09274123,
+            0.05294487, 0.13159476, 0.05218986, 0.07443653, 0.06940723, 0.0642515,
+        ],
+        minor: [
+            0.17235348, 0.05336489, 0.0761009, 0.10043649, 0.05621498, 0.08527853,
+            0.0497915, 0.13451001, 0.07458916, 0.05003023, 0.09187879, 0.05545106,
+        ])
 
     /// Profiles learnt from audio of Bach's *Well-Tempered Clavier*: K. Noland and M. Sandler,
     /// "Signal processing parameters for tonality estimation", AES 122nd Convention, 2007.

@@ -56,8 +56,10 @@ public struct KeyResult: Sendable, Codable {
     public var rangeConfidences: [Double]?
 
     /// Creates a key result.
-    public init(ranges: [MusicUnderstandingSession.RangedValue<KeySignature>],
-                confidence: Double? = nil, rangeConfidences: [Double]? = nil) {
+    public init(
+        ranges: [MusicUnderstandingSession.RangedValue<KeySignature>],
+        confidence: Double? = nil, rangeConfidences: [Double]? = nil
+    ) {
         self.ranges = ranges
         self.confidence = confidence
         self.rangeConfidences = rangeConfidences

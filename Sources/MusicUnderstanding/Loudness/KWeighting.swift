@@ -103,8 +103,10 @@ extension KWeighting {
     /// With `single`, only `x[0]` is read and the second channel stays silent (for an odd last
     /// channel). Non-finite input yields a non-finite sum, which the caller discards.
     @inline(__always)
-    func sumOfSquares(_ x: UnsafePointer<Float>, stride: Int, count: Int, single: Bool,
-                      state st: inout KWeightingState) -> (sums: (Double, Double), peaks: (Float, Float)) {
+    func sumOfSquares(
+        _ x: UnsafePointer<Float>, stride: Int, count: Int, single: Bool,
+        state st: inout KWeightingState
+    ) -> (sums: (Double, Double), peaks: (Float, Float)) {
         let b0 = preFilter.b0, b1 = preFilter.b1, b2 = preFilter.b2
         let a1 = preFilter.a1, a2 = preFilter.a2
         let r1 = rlbFilter.a1, r2 = rlbFilter.a2

@@ -13,8 +13,11 @@ final class LoudnessExtractor: PCMFeatureExtractor {
     }
 
     func consume(_ buffer: PCMBuffer) {
-        let meter = self.meter ?? LoudnessMeter(sampleRate: buffer.sampleRate, channels: buffer.channels,
-                                                configuration: configuration)
+        let meter =
+            self.meter
+            ?? LoudnessMeter(
+                sampleRate: buffer.sampleRate, channels: buffer.channels,
+                configuration: configuration)
         self.meter = meter
         meter.add(buffer.samples, onStep: onStep)
     }

@@ -173,7 +173,8 @@ extension LoudnessHistogram {
         let lowRank = Int((Double(n - 1) * lowPercentile).rounded())
         let highRank = Int((Double(n - 1) * highPercentile).rounded())
         guard let low = value(rankFromTop: n - 1 - lowRank),
-              let high = value(rankFromTop: n - 1 - highRank) else { return 0 }
+            let high = value(rankFromTop: n - 1 - highRank)
+        else { return 0 }
         return max(0, high - low)
     }
 }

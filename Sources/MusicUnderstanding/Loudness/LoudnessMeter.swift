@@ -70,8 +70,10 @@ public final class LoudnessMeter {
         public var keepsSeries: Bool
 
         /// Creates a configuration; every parameter has the documented default.
-        public init(measuresTruePeak: Bool = true, truePeakOversampling: Int? = nil, loudnessRangeStride: Int = 10,
-                    keepsSeries: Bool = true) {
+        public init(
+            measuresTruePeak: Bool = true, truePeakOversampling: Int? = nil, loudnessRangeStride: Int = 10,
+            keepsSeries: Bool = true
+        ) {
             self.measuresTruePeak = measuresTruePeak
             self.truePeakOversampling = truePeakOversampling
             self.loudnessRangeStride = loudnessRangeStride
@@ -146,7 +148,8 @@ public final class LoudnessMeter {
         weights = channels.map { Double($0.loudnessWeight) }
         kWeighting = KWeighting(sampleRate: rate)
         filterStates = [KWeightingState](repeating: .init(), count: (channels.count + 1) / 2)
-        let factor = configuration.measuresTruePeak
+        let factor =
+            configuration.measuresTruePeak
             ? (configuration.truePeakOversampling ?? TruePeakInterpolator.defaultFactor(sampleRate: rate)) : 1
         interpolator = TruePeakInterpolator(factor: factor)
         maxSegmentFrames = min(Self.maxSegment, Int((rate / 10).rounded(.up)) + 1)
@@ -198,8 +201,9 @@ public final class LoudnessMeter {
         var c = 0
         while c < nch {
             let single = c + 1 == nch
-            let (sums, peaks) = kWeighting.sumOfSquares(source + c, stride: nch, count: n, single: single,
-                                                        state: &filterStates[c / 2])
+            let (sums, peaks) = kWeighting.sumOfSquares(
+                source + c, stride: nch, count: n, single: single,
+                state: &filterStates[c / 2])
             channelSums[c] += sums.0
             segmentPeaks[c] = peaks.0
             if !single {
@@ -282,10 +286,11 @@ public final class LoudnessMeter {
         }
 
         if let onStep {
-            onStep(LoudnessStep(
-                time: time, momentary: Float(lastMomentary), shortTerm: Float(lastShortTerm),
-                integrated: Float(integratedLoudness()), loudnessRange: Float(loudnessRange()),
-                truePeak: Float(truePeak()), samplePeak: Float(samplePeak())))
+            onStep(
+                LoudnessStep(
+                    time: time, momentary: Float(lastMomentary), shortTerm: Float(lastShortTerm),
+                    integrated: Float(integratedLoudness()), loudnessRange: Float(loudnessRange()),
+                    truePeak: Float(truePeak()), samplePeak: Float(samplePeak())))
         }
     }
 

@@ -9,8 +9,10 @@ import Foundation
 /// and levels are written with three decimals, the key as `F# major`.
 public enum CSVTable {
     /// The column names.
-    public static let columns = ["path", "duration", "bpm", "beats_per_bar", "key", "camelot",
-                                 "integrated_lufs", "loudness_range_lu", "true_peak_dbtp", "error"]
+    public static let columns = [
+        "path", "duration", "bpm", "beats_per_bar", "key", "camelot",
+        "integrated_lufs", "loudness_range_lu", "true_peak_dbtp", "error",
+    ]
 
     /// The header line, CRLF included.
     public static var header: String { line(columns) }

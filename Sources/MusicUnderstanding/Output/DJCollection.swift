@@ -92,7 +92,8 @@ public enum DJCollection {
         if let rhythm = result.rhythm {
             let meter = "\(rhythm.beatsPerBar ?? 4)/4"
             for anchor in gridAnchors(rhythm) {
-                s += "      <TEMPO Inizio=\"\(seconds(anchor.start))\" Bpm=\"\(String(format: "%.2f", anchor.beatsPerMinute))\" Metro=\"\(meter)\" Battito=\"\(anchor.beatInBar)\"/>\n"
+                s +=
+                    "      <TEMPO Inizio=\"\(seconds(anchor.start))\" Bpm=\"\(String(format: "%.2f", anchor.beatsPerMinute))\" Metro=\"\(meter)\" Battito=\"\(anchor.beatInBar)\"/>\n"
             }
         }
         let cues = sectionCues(result)
@@ -176,10 +177,12 @@ public enum DJCollection {
         if let key = headline.key { s += "<MUSICAL_KEY VALUE=\"\(traktorKeyValue(key))\"></MUSICAL_KEY>" }
         let milliseconds = { (t: Double) in String(format: "%.6f", t * 1000 + 0) }
         if let bpm = headline.beatsPerMinute, let rhythm = result.rhythm, let anchor = rhythm.bars.first ?? rhythm.beats.first, anchor.isFinite {
-            s += "<CUE_V2 NAME=\"AutoGrid\" DISPL_ORDER=\"0\" TYPE=\"4\" START=\"\(milliseconds(anchor))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"0\"><GRID BPM=\"\(String(format: "%.6f", bpm))\"></GRID></CUE_V2>"
+            s +=
+                "<CUE_V2 NAME=\"AutoGrid\" DISPL_ORDER=\"0\" TYPE=\"4\" START=\"\(milliseconds(anchor))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"0\"><GRID BPM=\"\(String(format: "%.6f", bpm))\"></GRID></CUE_V2>"
         }
         for (i, cue) in sectionCues(result).enumerated() {
-            s += "<CUE_V2 NAME=\"\(XMLText.escaped(cue.text))\" DISPL_ORDER=\"0\" TYPE=\"0\" START=\"\(milliseconds(cue.start))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"\(i < 7 ? i + 1 : -1)\"></CUE_V2>"
+            s +=
+                "<CUE_V2 NAME=\"\(XMLText.escaped(cue.text))\" DISPL_ORDER=\"0\" TYPE=\"0\" START=\"\(milliseconds(cue.start))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"\(i < 7 ? i + 1 : -1)\"></CUE_V2>"
         }
         return s + "</ENTRY>\n"
     }

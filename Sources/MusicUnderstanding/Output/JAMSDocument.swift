@@ -33,8 +33,10 @@ public enum JAMSDocument {
             annotations.append(annotation("beat", data, duration: duration, rules: "beat tracking; value = position in the bar"))
             if let bpm = rhythm.beatsPerMinute, bpm.isFinite, bpm > 0 {
                 let value = ReportRounding.level(Double(bpm))
-                annotations.append(annotation("tempo", [observation(time: 0, duration: duration ?? 0, value: .number(value), confidence: .number(1))],
-                                              duration: duration, rules: "global tempo"))
+                annotations.append(
+                    annotation(
+                        "tempo", [observation(time: 0, duration: duration ?? 0, value: .number(value), confidence: .number(1))],
+                        duration: duration, rules: "global tempo"))
             }
         }
         if let key = result.key {
@@ -46,8 +48,9 @@ public enum JAMSDocument {
         if let structure = result.structure {
             for (rules, words) in [("repetition labels", structure.sectionLabels), ("section functions", structure.sectionFunctions)] {
                 let data = structure.sections.enumerated().map { i, range in
-                    observation(time: range.start, duration: range.duration,
-                                value: .string(words.flatMap { i < $0.count ? $0[i] : nil } ?? "section \(i + 1)"), confidence: .null)
+                    observation(
+                        time: range.start, duration: range.duration,
+                        value: .string(words.flatMap { i < $0.count ? $0[i] : nil } ?? "section \(i + 1)"), confidence: .null)
                 }
                 annotations.append(annotation("segment_open", data, duration: duration, rules: rules))
             }
@@ -73,8 +76,10 @@ public enum JAMSDocument {
     }
 
     private static func observation(time: Double, duration: Double, value: JSONValue, confidence: JSONValue) -> JSONValue {
-        .object(["time": .number(ReportRounding.time(max(0, time))), "duration": .number(ReportRounding.time(max(0, duration))),
-                 "value": value, "confidence": confidence])
+        .object([
+            "time": .number(ReportRounding.time(max(0, time))), "duration": .number(ReportRounding.time(max(0, duration))),
+            "value": value, "confidence": confidence,
+        ])
     }
 
     private static func annotation(_ namespace: String, _ data: [JSONValue], duration: Double?, rules: String) -> JSONValue {

@@ -102,8 +102,10 @@ public struct ExportOptions: Sendable, Hashable {
     public var keyNotation: TagWriter.KeyNotation
 
     /// Options; every argument has the default named above.
-    public init(frameRate: FrameRate = .pal, markers: Set<MarkerKind> = [.sections, .bars],
-                keyNotation: TagWriter.KeyNotation = .standard) {
+    public init(
+        frameRate: FrameRate = .pal, markers: Set<MarkerKind> = [.sections, .bars],
+        keyNotation: TagWriter.KeyNotation = .standard
+    ) {
         self.frameRate = frameRate
         self.markers = markers
         self.keyNotation = keyNotation
@@ -132,7 +134,10 @@ public enum MarkerExport {
             switch kind {
             case .sections: labels = LabelTracks.labels(.sections, of: result)
             case .bars: labels = LabelTracks.labels(.bars, of: result).map { LabelTracks.Label(start: $0.start, end: $0.end, text: "bar " + $0.text) }
-            case .beats: labels = LabelTracks.labels(.beats, of: result).map { LabelTracks.Label(start: $0.start, end: $0.end, text: $0.text.isEmpty ? "beat" : "beat " + $0.text) }
+            case .beats:
+                labels = LabelTracks.labels(.beats, of: result).map {
+                    LabelTracks.Label(start: $0.start, end: $0.end, text: $0.text.isEmpty ? "beat" : "beat " + $0.text)
+                }
             }
             for label in labels where label.start.isFinite {
                 all.append((order, Marker(frame: options.frameRate.frame(at: label.start), text: label.text, kind: kind)))
@@ -192,7 +197,8 @@ public enum MarkerExport {
 
             """
         for marker in markers {
-            s += "              <marker start=\"\(rate.rationalTime(frames: marker.frame))\" duration=\"\(rate.rationalTime(frames: 1))\" value=\"\(XMLText.escaped(marker.text))\"/>\n"
+            s +=
+                "              <marker start=\"\(rate.rationalTime(frames: marker.frame))\" duration=\"\(rate.rationalTime(frames: 1))\" value=\"\(XMLText.escaped(marker.text))\"/>\n"
         }
         s += """
                         </gap>

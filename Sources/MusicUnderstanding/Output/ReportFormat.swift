@@ -155,7 +155,8 @@ public final class FormattedReportWriter: Sendable {
         let folder = (reportPath as NSString).deletingLastPathComponent
         let name = (reportPath as NSString).lastPathComponent
         let stem = name.hasSuffix(".json") ? String(name.dropLast(".json".count)) : name
-        let settings = "\(options.frameRate.frameDurationNumerator)/\(options.frameRate.frameDurationDenominator)|"
+        let settings =
+            "\(options.frameRate.frameDurationNumerator)/\(options.frameRate.frameDurationDenominator)|"
             + options.markers.map(\.rawValue).sorted().joined(separator: ",") + "|\(options.keyNotation.rawValue)"
         let hex = String(FNV1a64.hash(settings) & 0xFFFF_FFFF, radix: 16)
         return (folder.isEmpty ? "" : folder + "/") + "." + stem + ".\(format.rawValue)-" + String(repeating: "0", count: 8 - hex.count) + hex + ".stamp.json"

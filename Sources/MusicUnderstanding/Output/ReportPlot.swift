@@ -35,8 +35,10 @@ public struct ReportPlot: Sendable {
         /// Minimum distance between drawn beat or bar lines.
         public var minimumLineSpacing: Double = 4
         /// Height of each lane.
-        public var heights: [Lane: Double] = [.loudness: 110, .beats: 34, .sections: 36, .key: 28,
-                                               .vocal: 22, .drum: 22, .bass: 22, .other: 22, .pace: 64, .axis: 24]
+        public var heights: [Lane: Double] = [
+            .loudness: 110, .beats: 34, .sections: 36, .key: 28,
+            .vocal: 22, .drum: 22, .bass: 22, .other: 22, .pace: 64, .axis: 24,
+        ]
         /// Width of the plotting area.
         public var plotWidth: Double { width - left - right }
         /// Creates the default layout.
@@ -82,8 +84,10 @@ public struct ReportPlot: Sendable {
         self.report = report
         self.layout = layout
         let r = report.result
-        let ends: [Double?] = [report.source.duration, r?.loudness?.shortTerm.last?.time, r?.rhythm?.beats.last,
-                               r?.key?.ranges.last?.range.end, r?.structure?.sections.last?.end, r?.pace?.ranges.last?.range.end]
+        let ends: [Double?] = [
+            report.source.duration, r?.loudness?.shortTerm.last?.time, r?.rhythm?.beats.last,
+            r?.key?.ranges.last?.range.end, r?.structure?.sections.last?.end, r?.pace?.ranges.last?.range.end,
+        ]
         let known = ends.compactMap { $0 }.filter { $0.isFinite && $0 > 0 }
         duration = report.source.duration.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? known.max() ?? 1
     }
@@ -131,9 +135,13 @@ public struct ReportPlot: Sendable {
     /// The picture as a standalone SVG document.
     public func svg() -> String {
         var s = SVGText()
-        s.open("svg", ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(layout.width), "height": fmt(height),
-                       "viewBox": "0 0 \(fmt(layout.width)) \(fmt(height))", "font-family": "sans-serif", "font-size": "12",
-                       "data-left": fmt(layout.left), "data-plot-width": fmt(layout.plotWidth), "data-duration": "\(duration)"])
+        s.open(
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "width": fmt(layout.width), "height": fmt(height),
+                "viewBox": "0 0 \(fmt(layout.width)) \(fmt(height))", "font-family": "sans-serif", "font-size": "12",
+                "data-left": fmt(layout.left), "data-plot-width": fmt(layout.plotWidth), "data-duration": "\(duration)",
+            ])
         s.element("title", text: "Cadenza: \(report.source.path)")
         s.element("rect", ["x": "0", "y": "0", "width": fmt(layout.width), "height": fmt(height), "fill": Palette.background])
         drawHeader(&s)
@@ -184,8 +192,9 @@ public struct ReportPlot: Sendable {
 
     private func drawHeader(_ s: inout SVGText) {
         let h = ReportHeadline(report)
-        s.element("text", ["x": "16", "y": "28", "font-size": "18", "font-weight": "bold", "fill": Palette.bar],
-                  text: (report.source.path as NSString).lastPathComponent)
+        s.element(
+            "text", ["x": "16", "y": "28", "font-size": "18", "font-weight": "bold", "fill": Palette.bar],
+            text: (report.source.path as NSString).lastPathComponent)
         var values: [(String, String)] = [("Duration", Self.clock(duration))]
         values.append(("Tempo", h.beatsPerMinute.map { String(format: "%.1f BPM", $0) + (h.beatsPerBar.map { " · \($0) beats/bar" } ?? "") } ?? "—"))
         values.append(("Key", h.key.map { "\($0.name) (\($0.camelot))" } ?? "—"))
@@ -255,14 +264,22 @@ public struct ReportPlot: Sendable {
         path += "L\(fmt(layout.left + layout.plotWidth)),\(fmt(top + height))Z"
         s.element("path", ["d": path, "fill": Palette.loudness, "class": "loudness"])
         for level in [-12.0, -24, -36, -48] {
-            s.element("line", ["x1": fmt(layout.left), "x2": fmt(layout.left + layout.plotWidth), "y1": fmt(y(level)), "y2": fmt(y(level)),
-                               "stroke": "#ffffff", "stroke-opacity": "0.5", "stroke-width": "0.5"])
+            s.element(
+                "line",
+                [
+                    "x1": fmt(layout.left), "x2": fmt(layout.left + layout.plotWidth), "y1": fmt(y(level)), "y2": fmt(y(level)),
+                    "stroke": "#ffffff", "stroke-opacity": "0.5", "stroke-width": "0.5",
+                ])
             s.element("text", ["x": fmt(layout.left + 3), "y": fmt(y(level) - 2), "font-size": "9", "fill": "#555"], text: "\(Int(level))")
         }
         let integrated = Double(loudness.integrated.value)
         if integrated.isFinite {
-            s.element("line", ["x1": fmt(layout.left), "x2": fmt(layout.left + layout.plotWidth), "y1": fmt(y(integrated)), "y2": fmt(y(integrated)),
-                               "stroke": Palette.integrated, "stroke-width": "1.5", "stroke-dasharray": "6 4", "class": "integrated"])
+            s.element(
+                "line",
+                [
+                    "x1": fmt(layout.left), "x2": fmt(layout.left + layout.plotWidth), "y1": fmt(y(integrated)), "y2": fmt(y(integrated)),
+                    "stroke": Palette.integrated, "stroke-width": "1.5", "stroke-dasharray": "6 4", "class": "integrated",
+                ])
         }
     }
 
@@ -290,8 +307,12 @@ public struct ReportPlot: Sendable {
             let label = structure.sectionLabels.flatMap { i < $0.count ? $0[i] : nil }
             let function = structure.sectionFunctions.flatMap { i < $0.count ? $0[i] : nil }
             let x0 = x(section.start), w = max(0.5, x(section.end) - x0)
-            s.element("rect", ["x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height), "fill": sectionColour(label),
-                               "stroke": "#ffffff", "stroke-width": "1", "class": "section"])
+            s.element(
+                "rect",
+                [
+                    "x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height), "fill": sectionColour(label),
+                    "stroke": "#ffffff", "stroke-width": "1", "class": "section",
+                ])
             let text = [label, function].compactMap { $0 }.joined(separator: " ")
             if w > Double(text.count) * 7 + 6 {
                 s.element("text", ["x": fmt(x0 + 4), "y": fmt(top + height / 2 + 4), "fill": Palette.bar], text: text)
@@ -317,8 +338,12 @@ public struct ReportPlot: Sendable {
         if key.ranges.isEmpty { return absent("no key", top: top, height: height, into: &s) }
         for range in key.ranges {
             let x0 = x(range.range.start), w = max(0.5, x(range.range.end) - x0)
-            s.element("rect", ["x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height), "fill": keyColour(range.value),
-                               "stroke": "#ffffff", "stroke-width": "1", "class": "key"])
+            s.element(
+                "rect",
+                [
+                    "x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height), "fill": keyColour(range.value),
+                    "stroke": "#ffffff", "stroke-width": "1", "class": "key",
+                ])
             let text = "\(range.value.standardNotation) \(range.value.camelot)"
             if w > Double(text.count) * 7 + 6 {
                 s.element("text", ["x": fmt(x0 + 4), "y": fmt(top + height / 2 + 4), "fill": Palette.bar], text: text)
@@ -332,14 +357,20 @@ public struct ReportPlot: Sendable {
         return Self.hsl(hue: Double(number - 1) * 30, saturation: 0.55, lightness: key.mode == .major ? 0.78 : 0.64)
     }
 
-    private func drawInstrument(_ instrument: InstrumentActivityResult.Instrument, _ activity: InstrumentActivityResult?,
-                                top: Double, height: Double, into s: inout SVGText) {
+    private func drawInstrument(
+        _ instrument: InstrumentActivityResult.Instrument, _ activity: InstrumentActivityResult?,
+        top: Double, height: Double, into s: inout SVGText
+    ) {
         guard let activity else { return absent("instrument activity not analysed", top: top, height: height, into: &s) }
         let colour = Palette.instruments[instrument] ?? Palette.bar
         for range in activity.ranges[instrument] ?? [] {
             let x0 = x(range.start), w = max(1, x(range.end) - x0)
-            s.element("rect", ["x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height),
-                               "fill": Self.tint(colour, Palette.rangeTint), "class": "range"])
+            s.element(
+                "rect",
+                [
+                    "x": fmt(x0), "y": fmt(top), "width": fmt(w), "height": fmt(height),
+                    "fill": Self.tint(colour, Palette.rangeTint), "class": "range",
+                ])
         }
         let curve = activity.activity[instrument] ?? []
         guard curve.contains(where: { $0.value > 0 }) else { return }
@@ -379,8 +410,9 @@ public struct ReportPlot: Sendable {
         while t <= duration + 1e-9 {
             let xt = x(t)
             s.element("line", ["x1": fmt(xt), "x2": fmt(xt), "y1": fmt(top), "y2": fmt(top + 5), "stroke": Palette.bar])
-            s.element("text", ["x": fmt(xt), "y": fmt(top + 18), "text-anchor": "middle", "font-size": "11", "fill": Palette.bar, "class": "tick"],
-                      text: Self.clock(t))
+            s.element(
+                "text", ["x": fmt(xt), "y": fmt(top + 18), "text-anchor": "middle", "font-size": "11", "fill": Palette.bar, "class": "tick"],
+                text: Self.clock(t))
             ticks += 1
             t = Double(ticks) * step
         }
@@ -392,8 +424,12 @@ public struct ReportPlot: Sendable {
         var x = layout.left
         func swatch(_ colour: String, _ name: String, line: Bool = false, dashed: Bool = false) {
             if line {
-                s.element("line", ["x1": fmt(x), "x2": fmt(x + 16), "y1": fmt(y - 4), "y2": fmt(y - 4), "stroke": colour, "stroke-width": "2",
-                                   "stroke-dasharray": dashed ? "4 3" : "none"])
+                s.element(
+                    "line",
+                    [
+                        "x1": fmt(x), "x2": fmt(x + 16), "y1": fmt(y - 4), "y2": fmt(y - 4), "stroke": colour, "stroke-width": "2",
+                        "stroke-dasharray": dashed ? "4 3" : "none",
+                    ])
             } else {
                 s.element("rect", ["x": fmt(x), "y": fmt(y - 10), "width": "14", "height": "12", "fill": colour])
             }
@@ -411,8 +447,11 @@ public struct ReportPlot: Sendable {
         swatch(Palette.pace, "pace (events/min)", line: true)
         x = layout.left
         let y2 = y + 18
-        s.element("text", ["x": fmt(x), "y": fmt(y2), "font-size": "11", "fill": "#555"],
-                  text: "Instruments: pale = present, full colour = intensity. Sections: same letter = same material, with a guessed function. Key: Camelot code; neighbouring colours mix.")
+        s.element(
+            "text", ["x": fmt(x), "y": fmt(y2), "font-size": "11", "fill": "#555"],
+            text:
+                "Instruments: pale = present, full colour = intensity. Sections: same letter = same material, with a guessed function. Key: Camelot code; neighbouring colours mix."
+        )
         s.close("g")
     }
 
@@ -484,14 +523,15 @@ public struct ReportPlot: Sendable {
         let c = (1 - abs(2 * lightness - 1)) * saturation
         let hp = hue / 60
         let x = c * (1 - abs(hp.truncatingRemainder(dividingBy: 2) - 1))
-        let (r, g, b): (Double, Double, Double) = switch Int(hp) % 6 {
-        case 0: (c, x, 0)
-        case 1: (x, c, 0)
-        case 2: (0, c, x)
-        case 3: (0, x, c)
-        case 4: (x, 0, c)
-        default: (c, 0, x)
-        }
+        let (r, g, b): (Double, Double, Double) =
+            switch Int(hp) % 6 {
+            case 0: (c, x, 0)
+            case 1: (x, c, 0)
+            case 2: (0, c, x)
+            case 3: (0, x, c)
+            case 4: (x, 0, c)
+            default: (c, 0, x)
+            }
         let m = lightness - c / 2
         return hex(r + m, g + m, b + m)
     }

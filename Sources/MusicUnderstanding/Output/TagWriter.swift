@@ -95,8 +95,10 @@ public struct TagWriter: Sendable {
     }
 
     /// The tag values a report gives for the file at `path` (an empty value removes the key).
-    public static func tags(for report: Report, path: String, keyNotation: KeyNotation = .standard,
-                            peak: PeakKind = .sample) -> [String: String] {
+    public static func tags(
+        for report: Report, path: String, keyNotation: KeyNotation = .standard,
+        peak: PeakKind = .sample
+    ) -> [String: String] {
         let headline = ReportHeadline(report)
         var tags: [String: String] = [:]
         if let bpm = headline.beatsPerMinute, bpm.isFinite, bpm > 0 { tags["BPM"] = String(Int(bpm.rounded())) }
@@ -330,14 +332,17 @@ extension TagWriter {
     /// report recorded before its analysis; a file changed by someone else meanwhile keeps the
     /// report's old stamp, so the next resumed run analyses it again. When the tags were already
     /// there (``Outcome/unchanged``) the report is returned as it is.
-    public func tag(_ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample,
-                    extraTags: [String: String] = [:]) throws(TagWriteError) -> Report {
+    public func tag(
+        _ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample,
+        extraTags: [String: String] = [:]
+    ) throws(TagWriteError) -> Report {
         let path = report.source.path
         let before = FileStamp.of(path: path)
         let tags = Self.tags(for: report, path: path, keyNotation: keyNotation, peak: peak).merging(extraTags) { $1 }
         let outcome = try write(tags, to: path)
         guard outcome == .written, let before, before.size == report.source.size, before.modified == report.source.modified,
-              let after = FileStamp.of(path: path) else { return report }
+            let after = FileStamp.of(path: path)
+        else { return report }
         var tagged = report
         tagged.source.size = after.size
         tagged.source.modified = after.modified

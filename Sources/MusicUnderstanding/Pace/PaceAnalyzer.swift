@@ -256,7 +256,8 @@ public struct PaceAnalyzer: Sendable {
         let kept = configuration.rejectsOffGridEvents ? onGrid(snapped, slots: slots, slotBeats: slotBeats, beats: beats) : snapped.map { _ in true }
         for (event, keep) in zip(snapped, kept) where keep { occupied[event.slot] = true }
         if let onset, onset.frameRate.isFinite, onset.frameRate > 0,
-           let beatsPerBar = Self.beatsPerBar(beats: beats, bars: bars) {
+            let beatsPerBar = Self.beatsPerBar(beats: beats, bars: bars)
+        {
             if configuration.restoresMaskedEvents {
                 let levels = [onset.energy, onset.highEnergy].filter { $0.count == onset.count && !$0.isEmpty }
                 occupied = restoringMaskedEvents(occupied, slots: slots, period: beatsPerBar * k, levels: levels, rate: onset.frameRate)
@@ -497,8 +498,9 @@ public struct PaceAnalyzer: Sendable {
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> PaceResult {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
         let curves = features.onset.map(eventCurves)
-        let times = quantised(features.onset.map { events($0, curves: curves) } ?? [], beats: rhythm?.beats ?? [], bars: rhythm?.bars ?? [],
-                              onset: features.onset, curves: curves)
+        let times = quantised(
+            features.onset.map { events($0, curves: curves) } ?? [], beats: rhythm?.beats ?? [], bars: rhythm?.bars ?? [],
+            onset: features.onset, curves: curves)
         let edges = boundaries(duration: duration, rhythm: rhythm)
         guard edges.count >= 2 else { return PaceResult(ranges: []) }
         var ranges: [MusicUnderstandingSession.RangedValue<Double>] = []

@@ -27,7 +27,8 @@ public struct AnalyzerInfo: Sendable, Codable, Hashable {
         name = Self.libraryName
         version = Self.libraryVersion
         analyses = AnalysisType.allCases.filter(types.contains).map(\.rawValue)
-        self.configuration = configuration == AnalysisConfiguration()
+        self.configuration =
+            configuration == AnalysisConfiguration()
             ? "default"
             : "custom-" + String(FNV1a64.hash(String(reflecting: configuration)), radix: 16)
     }

@@ -32,7 +32,8 @@ struct BeatTracker: Sendable {
     func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let whole = centrePeriod.rounded()
         guard configuration.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
-              abs(whole - centrePeriod) > 1e-6, activation.count > 1 else {
+            abs(whole - centrePeriod) > 1e-6, activation.count > 1
+        else {
             return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod)
         }
         // Warped frame u corresponds to frame u / warp.

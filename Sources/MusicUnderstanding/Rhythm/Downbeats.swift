@@ -100,7 +100,8 @@ struct DownbeatTracker: Sendable {
         }
         var out = [Double](repeating: 0, count: k)
         for i in 0..<k {
-            out[i] = configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
+            out[i] =
+                configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
                 + configuration.accentWeight * za[i] + configuration.loudnessWeight * ze[i]
         }
         return out
@@ -141,7 +142,8 @@ struct DownbeatTracker: Sendable {
                     for from in 0..<s {
                         let t: Double
                         if stateMeter[from] == stateMeter[to] {
-                            t = (statePos[from] + 1) % stateMeter[from] == statePos[to]
+                            t =
+                                (statePos[from] + 1) % stateMeter[from] == statePos[to]
                                 ? logAdvance : logJump - log(Double(max(1, stateMeter[to] - 1)))
                         } else {
                             t = statePos[to] == 0 ? logMeterChange : -.infinity

@@ -330,9 +330,12 @@ public struct RhythmAnalyzer: Sendable {
             for i in tempoCurve.indices { tempoCurve[i] = max(0, tempoCurve[i] - drop * onset.highStrength[i]) }
         }
         let estimator = TempoEstimator(configuration: configuration)
-        guard var tempo = estimator.estimate(tempoCurve, frameRate: fps, harmonicChange: harmonicChange(harmony),
-                                             harmonicRate: harmony?.frameRate ?? fps),
-              tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience else { return empty }
+        guard
+            var tempo = estimator.estimate(
+                tempoCurve, frameRate: fps, harmonicChange: harmonicChange(harmony),
+                harmonicRate: harmony?.frameRate ?? fps),
+            tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
+        else { return empty }
         // The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         let activation = makeActivation(beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps)
@@ -355,8 +358,10 @@ public struct RhythmAnalyzer: Sendable {
         var (beatFrames, radius) = trackBeats(around: tempo.period)
         // The level at half the period, when its beats are the more salient to a listener.
         if configuration.adjacentLevelSalience,
-           let faster = fasterLevel(of: tempo, beats: beatFrames, relativeFlux: onset.relativeFlux, radius: radius,
-                                    frameRate: fps, estimator: estimator) {
+            let faster = fasterLevel(
+                of: tempo, beats: beatFrames, relativeFlux: onset.relativeFlux, radius: radius,
+                frameRate: fps, estimator: estimator)
+        {
             let retracked = trackBeats(around: faster.period)
             if retracked.frames.count >= 2 { tempo = faster; (beatFrames, radius) = retracked }
         }
@@ -368,7 +373,9 @@ public struct RhythmAnalyzer: Sendable {
         // placement of the window over a peak alike, so the decoded beat may be up to τ / λ frames
         // off it (madmom's `correct` step of the DBN beat tracker does the same).
         let clusterSeconds = configuration.onsetClusterSeconds * Double(1 - impulsive)
-        let onsetTimes = beatFrames.map { max(0, refine($0, curve: curve, radius: radius, frameRate: fps, clusterSeconds: clusterSeconds) / fps + configuration.latency) }
+        let onsetTimes = beatFrames.map {
+            max(0, refine($0, curve: curve, radius: radius, frameRate: fps, clusterSeconds: clusterSeconds) / fps + configuration.latency)
+        }
         // Each beat's onset peak weighs its time in the smoothing: a clear onset places a beat
         // more precisely than a faint one.
         let onsetPeaks = beatFrames.map { f -> Double in
@@ -395,12 +402,14 @@ public struct RhythmAnalyzer: Sendable {
             bars = decoded.downbeatIndices.map { beatTimes[$0] }
             beatsPerBar = decoded.beatsPerBar
             if configuration.completesLastBar, let last = decoded.downbeatIndices.last {
-                completeLastBar(&beatTimes, frames: &beatFrames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
-                                energy: onset.energy, silence: silence, frameRate: fps, radius: radius)
+                completeLastBar(
+                    &beatTimes, frames: &beatFrames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
+                    energy: onset.energy, silence: silence, frameRate: fps, radius: radius)
             }
         }
-        var result = RhythmResult(beats: beatTimes, bars: bars, beatsPerMinute: bpm,
-                                  beatsPerBar: bars.isEmpty ? nil : beatsPerBar, tempoCandidates: candidates)
+        var result = RhythmResult(
+            beats: beatTimes, bars: bars, beatsPerMinute: bpm,
+            beatsPerBar: bars.isEmpty ? nil : beatsPerBar, tempoCandidates: candidates)
         if let range = configuration.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beatFrames, curve: curve, radius: radius)
         }
@@ -425,8 +434,10 @@ public struct RhythmAnalyzer: Sendable {
     /// Downbeats stay where they are and so does `beatsPerBar`, the meter as heard: folding picks
     /// the tempo octave DJ software shows, the bars do not change (an odd meter cannot be halved:
     /// its bars stay, not all on beats, with `beatsPerBar` `nil`).
-    func fold(_ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], curve: [Float],
-              radius: Int) -> RhythmResult {
+    func fold(
+        _ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], curve: [Float],
+        radius: Int
+    ) -> RhythmResult {
         var out = result
         var frames = beatFrames
         var steps = 0
@@ -484,8 +495,10 @@ public struct RhythmAnalyzer: Sendable {
     /// ``Configuration/preferredBPM`` / √2) and not faster than ``Configuration/maximumBeatBPM``,
     /// with at least 8 beats. Its candidates put the faster level first (with the confidences the
     /// estimator gave them).
-    func fasterLevel(of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-                     frameRate: Double, estimator: TempoEstimator) -> TempoEstimate? {
+    func fasterLevel(
+        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
+        frameRate: Double, estimator: TempoEstimator
+    ) -> TempoEstimate? {
         let period = tempo.period, half = tempo.period / 2
         guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
@@ -530,7 +543,6 @@ public struct RhythmAnalyzer: Sendable {
         return spans[spans.count / 2]
     }
 
-
     /// Places each beat by the onsets of its neighbours: a beat is a regular pulse that a
     /// listener infers from many onsets, and the onset of one note (a slow organ or string
     /// attack, a voice that speaks late) is a noisy observation of it. Each time becomes the value
@@ -574,8 +586,10 @@ public struct RhythmAnalyzer: Sendable {
     /// Appends beats at the period of the last 4 beats until the bar that begins at beat index
     /// `lastDownbeat` holds `beatsPerBar` beats, stopping at the first that would fall in silence
     /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/completesLastBar``).
-    func completeLastBar(_ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
-                         energy: [Float], silence: Float?, frameRate: Double, radius: Int) {
+    func completeLastBar(
+        _ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
+        energy: [Float], silence: Float?, frameRate: Double, radius: Int
+    ) {
         let after = times.count - 1 - lastDownbeat
         guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !energy.isEmpty else { return }
         let step = min(4, times.count - 1)
@@ -678,7 +692,8 @@ public struct RhythmAnalyzer: Sendable {
     func beatCurve(_ curve: [Float], onset: OnsetFeatures, impulsiveShare: Float) -> [Float] {
         let linear = onset.linearStrength
         guard configuration.linearFluxBeatShare > 0, configuration.linearFluxBeatShare.isFinite,
-              linear.count == curve.count, !curve.isEmpty else { return curve }
+            linear.count == curve.count, !curve.isEmpty
+        else { return curve }
         let share = configuration.linearFluxBeatShare * impulsiveShare
         guard share > 0 else { return curve }
         let meanCurve = curve.reduce(0, +) / Float(curve.count)
@@ -696,7 +711,8 @@ public struct RhythmAnalyzer: Sendable {
     func impulsiveShare(onset: OnsetFeatures, curve: [Float]) -> Float {
         let range = configuration.impulsiveTexture
         let texture = impulsiveness(onset: onset, curve: curve)
-        let place = range.upperBound > range.lowerBound
+        let place =
+            range.upperBound > range.lowerBound
             ? (texture - range.lowerBound) / (range.upperBound - range.lowerBound)
             : (texture >= range.lowerBound ? 1 : 0)
         return min(1, max(0, place))
@@ -754,7 +770,8 @@ public struct RhythmAnalyzer: Sendable {
         guard median > 0 else { return [] }
         let threshold = Float(configuration.edgeOnsetRatio) * median
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
-              let last = peaks.lastIndex(where: { $0 >= threshold }) else { return [] }
+            let last = peaks.lastIndex(where: { $0 >= threshold })
+        else { return [] }
         return Array(beats[first...last])
     }
 

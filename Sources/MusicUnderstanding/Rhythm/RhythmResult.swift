@@ -15,8 +15,10 @@ public struct RhythmResult: Sendable, Codable {
     public var tempoCandidates: [TempoCandidate]?
 
     /// Creates a rhythm result.
-    public init(beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil,
-                tempoCandidates: [TempoCandidate]? = nil) {
+    public init(
+        beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil,
+        tempoCandidates: [TempoCandidate]? = nil
+    ) {
         self.beats = beats
         self.bars = bars
         self.beatsPerMinute = beatsPerMinute

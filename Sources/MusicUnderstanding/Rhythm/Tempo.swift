@@ -54,12 +54,15 @@ struct TempoEstimator: Sendable {
     /// `harmonicChange`, when given, is a harmonic-change curve at `harmonicRate` values per
     /// second; its autocorrelation at each candidate period adds evidence for the level at which
     /// chords change (the tactus in chorale-like textures; Goto 2001).
-    func estimate(_ curve: [Float], frameRate: Double, harmonicChange: [Float] = [],
-                  harmonicRate: Double = 0) -> TempoEstimate? {
+    func estimate(
+        _ curve: [Float], frameRate: Double, harmonicChange: [Float] = [],
+        harmonicRate: Double = 0
+    ) -> TempoEstimate? {
         guard let acf = meanAutocorrelation(curve, frameRate: frameRate) else { return nil }
         var chordACF: [Double] = []
         if configuration.harmonicChangeWeight > 0, harmonicRate > 0,
-           let h = meanAutocorrelation(harmonicChange, frameRate: harmonicRate) {
+            let h = meanAutocorrelation(harmonicChange, frameRate: harmonicRate)
+        {
             chordACF = h
         }
         return pick(acf, frameRate: frameRate, chordACF: chordACF, chordRate: harmonicRate)
@@ -144,7 +147,8 @@ struct TempoEstimator: Sendable {
         /// periodicity, weighted by the tempo prior.
         func score(_ l: Int) -> Double {
             let tau = Double(l)
-            let harmonic = a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
+            let harmonic =
+                a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
                 + configuration.harmonic4 * comb(4 * tau, 4)
             return (harmonic + configuration.harmonicChangeWeight * chordAt(tau)) * prior(tau)
         }
@@ -182,7 +186,8 @@ struct TempoEstimator: Sendable {
             let isochronous = max(half, third) >= 0.98 * a[bestLag]
             // The faster level must be nearly as salient as the current one: as periodic, and,
             // weighted by the resonance prior, nearly as preferred (Parncutt 1994).
-            let preference = configuration.priorWeightedGrouping && !isochronous
+            let preference =
+                configuration.priorWeightedGrouping && !isochronous
                 ? prior(Double(faster)) / prior(tau) : 1
             guard max(half, third) * preference >= configuration.subdivisionRatio * a[bestLag] else { break }
             // Metrical well-formedness: a bar of 3 or 4 current beats that pulses more strongly
@@ -204,7 +209,10 @@ struct TempoEstimator: Sendable {
             if configuration.harmonicGroupingRatio > 0 {
                 let current = chordPeak(tau), sub = chordPeak(Double(faster))
                 if !isochronous, current >= configuration.harmonicGroupingFloor,
-                   sub < configuration.harmonicGroupingRatio * current { break }
+                    sub < configuration.harmonicGroupingRatio * current
+                {
+                    break
+                }
             }
             bestLag = faster
         }
@@ -238,9 +246,10 @@ struct TempoEstimator: Sendable {
         let median = range[range.count / 2]
         let spread = max(1e-6, range[Int(Double(range.count - 1) * 0.9)] - median)
         let contrast = (acf[bestLag] - median) / spread
-        return TempoEstimate(period: period, beatsPerMinute: 60 * frameRate / period,
-                             salience: max(salience, acf[bestLag]), contrast: contrast,
-                             candidates: tempoCandidates)
+        return TempoEstimate(
+            period: period, beatsPerMinute: 60 * frameRate / period,
+            salience: max(salience, acf[bestLag]), contrast: contrast,
+            candidates: tempoCandidates)
     }
 
     /// The log-Gaussian tempo prior (the resonance curve, 1 at ``RhythmAnalyzer/Configuration/preferredBPM``,

@@ -38,7 +38,8 @@ extension RhythmAnalyzer.Configuration {
     public func parseFoldedTempoRange(_ text: String) throws(TempoRangeError) -> ClosedRange<Double> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let low = Double(parts[0]), let high = Double(parts[1]),
-              low.isFinite, high.isFinite, low > 0, low <= high else { throw .malformed(text) }
+            low.isFinite, high.isFinite, low > 0, low <= high
+        else { throw .malformed(text) }
         try validate(foldedTempoRange: low...high)
         return low...high
     }

@@ -68,7 +68,8 @@ extension AnalysisConfiguration {
     public init(overridingDefaultsWith json: Data) throws(ConfigurationError) {
         guard let patch = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { throw .notAnObject }
         guard let defaults = AnalysisConfiguration().json,
-              var base = try? JSONSerialization.jsonObject(with: Data(defaults.utf8)) as? [String: Any] else {
+            var base = try? JSONSerialization.jsonObject(with: Data(defaults.utf8)) as? [String: Any]
+        else {
             throw .invalidValue("the defaults cannot be encoded")
         }
         try Self.merge(patch, into: &base, path: "")
@@ -76,7 +77,8 @@ extension AnalysisConfiguration {
         do {
             self = try Self.decoder.decode(AnalysisConfiguration.self, from: merged)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.dataCorrupted(context),
-                let DecodingError.valueNotFound(_, context) {
+            let DecodingError.valueNotFound(_, context)
+        {
             throw .invalidValue(context.codingPath.map(\.stringValue).joined(separator: ".") + ": " + context.debugDescription)
         } catch {
             throw .invalidValue("\(error)")
@@ -90,8 +92,10 @@ extension AnalysisConfiguration {
         // Tempo bounds that leave no tempo to choose would silently give every input no beats.
         let r = rhythm
         guard r.minimumBPM.isFinite, r.maximumBPM.isFinite, r.maximumBeatBPM.isFinite, r.minimumBPM > 0,
-              r.minimumBPM < r.maximumBPM, r.minimumBPM < r.maximumBeatBPM else {
-            throw .invalidValue("rhythm: minimumBPM (\(r.minimumBPM)) must be positive and below maximumBPM (\(r.maximumBPM)) and maximumBeatBPM (\(r.maximumBeatBPM))")
+            r.minimumBPM < r.maximumBPM, r.minimumBPM < r.maximumBeatBPM
+        else {
+            throw .invalidValue(
+                "rhythm: minimumBPM (\(r.minimumBPM)) must be positive and below maximumBPM (\(r.maximumBPM)) and maximumBeatBPM (\(r.maximumBeatBPM))")
         }
     }
 

@@ -24,8 +24,10 @@ final class AnalysisPipeline {
     /// Creates a pipeline computing `types`; `onLoudnessStep` sees each 100 ms loudness step.
     ///
     /// - Throws: ``AnalysisError/unavailable(_:)`` for an analysis this version does not have.
-    init(types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
-         onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil) throws(AnalysisError) {
+    init(
+        types: Set<AnalysisType>, configuration: AnalysisConfiguration = .init(),
+        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil
+    ) throws(AnalysisError) {
         self.types = types
         self.configuration = configuration
         self.onLoudnessStep = onLoudnessStep
@@ -48,7 +50,8 @@ final class AnalysisPipeline {
     func consume(_ buffer: PCMBuffer, path: String) throws(AnalysisError) {
         if let format {
             guard format.rate == buffer.sampleRate, format.channels == buffer.channels else {
-                throw .inconsistentFormat("\(path): buffer format changed from \(format.rate) Hz × \(format.channels.count) to \(buffer.sampleRate) Hz × \(buffer.channelCount)")
+                throw .inconsistentFormat(
+                    "\(path): buffer format changed from \(format.rate) Hz × \(format.channels.count) to \(buffer.sampleRate) Hz × \(buffer.channelCount)")
             }
         } else {
             guard buffer.sampleRate > 0, buffer.sampleRate.isFinite, buffer.channelCount > 0 else {
@@ -64,8 +67,9 @@ final class AnalysisPipeline {
                 .map { $0.start(features, configuration, hooks) }
             if features.contains(where: \.needsSpectrum) {
                 do {
-                    resampler = try MonoResampler(inputRate: buffer.sampleRate, channels: buffer.channels,
-                                                  outputRate: configuration.features.sampleRate)
+                    resampler = try MonoResampler(
+                        inputRate: buffer.sampleRate, channels: buffer.channels,
+                        outputRate: configuration.features.sampleRate)
                 } catch {
                     throw .decoding(error)
                 }
@@ -80,7 +84,6 @@ final class AnalysisPipeline {
             featureStage.append(resampler.process(buffer))
         }
     }
-
 
     /// Largest sample magnitude analysed (+36.1 dBFS). Float files may legitimately exceed full
     /// scale a little; beyond this a sample is damage, and its square would overflow `Float` sums
@@ -122,14 +125,17 @@ final class AnalysisPipeline {
     /// are `nil` in its copy of the features) and the results of its
     /// ``AnalysisStage/dependencies`` (the others are `nil`), so that an undeclared read finds
     /// nothing instead of depending on the order the stages happen to run in.
-    private static func run(_ stage: any AnalysisStage.Type, on features: SharedFeatures, configuration: AnalysisConfiguration,
-                            into all: inout SessionResult, cancellation: CancellationToken) throws(AnalysisError) {
+    private static func run(
+        _ stage: any AnalysisStage.Type, on features: SharedFeatures, configuration: AnalysisConfiguration,
+        into all: inout SessionResult, cancellation: CancellationToken
+    ) throws(AnalysisError) {
         var declared = features
         declared.keepOnly(stage.features)
         var dependencies = SessionResult()
         for type in stage.dependencies { AnalysisRegistry.stage(for: type)?.copyResult(from: all, into: &dependencies) }
-        let context = AnalysisContext(features: declared, configuration: configuration,
-                                      results: dependencies, cancellation: cancellation)
+        let context = AnalysisContext(
+            features: declared, configuration: configuration,
+            results: dependencies, cancellation: cancellation)
         try stage.run(in: context, into: &all)
     }
 

@@ -93,8 +93,9 @@ final class ProvidedPCM: PCMSource {
     init(_ channel: BufferChannel) { self.channel = channel }
 
     var source: SourceInfo {
-        SourceInfo(path: "<audio provider>", sampleRate: format.map { Int($0.rate) }, channels: format?.channels,
-                   codec: "pcm_f32")
+        SourceInfo(
+            path: "<audio provider>", sampleRate: format.map { Int($0.rate) }, channels: format?.channels,
+            codec: "pcm_f32")
     }
 
     var damageNote: String? { nil }

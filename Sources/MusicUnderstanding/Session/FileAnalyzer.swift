@@ -34,10 +34,12 @@ public struct FileAnalyzer: Sendable {
     ///   - onProgress: sees the seconds of audio decoded so far, after every decoded chunk.
     /// - Throws: ``AnalysisError/unavailable(_:)``, ``AnalysisError/decoding(_:)`` (including
     ///   ``AudioDecodingError/zeroLength(path:)`` when nothing decodes), ``AnalysisError/cancelled``.
-    public func analyze(path: String, rawFormat: RawPCMFormat? = nil,
-                        cancellation: CancellationToken = CancellationToken(),
-                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
-                        onProgress: ((Double) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
+    public func analyze(
+        path: String, rawFormat: RawPCMFormat? = nil,
+        cancellation: CancellationToken = CancellationToken(),
+        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
+        onProgress: ((Double) -> Void)? = nil
+    ) throws(AnalysisError) -> SessionResult {
         _ = try AnalysisRegistry.plan(for: types)  // an unavailable analysis fails before the input is opened
         try cancellation.check()
         let decoder: AudioDecoder
@@ -52,9 +54,11 @@ public struct FileAnalyzer: Sendable {
     /// - Throws: ``AnalysisError/unavailable(_:)``, ``AnalysisError/decoding(_:)`` (including
     ///   ``AudioDecodingError/zeroLength(path:)`` when the input holds no audio),
     ///   ``AnalysisError/inconsistentFormat(_:)``, ``AnalysisError/cancelled``.
-    public func analyze(_ input: some PCMSource, cancellation: CancellationToken = CancellationToken(),
-                        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
-                        onProgress: ((Double) -> Void)? = nil) throws(AnalysisError) -> SessionResult {
+    public func analyze(
+        _ input: some PCMSource, cancellation: CancellationToken = CancellationToken(),
+        onLoudnessStep: (@Sendable (LoudnessStep) -> Void)? = nil,
+        onProgress: ((Double) -> Void)? = nil
+    ) throws(AnalysisError) -> SessionResult {
         let pipeline = try AnalysisPipeline(types: types, configuration: configuration, onLoudnessStep: onLoudnessStep)
         let path = input.source.path
         while true {
@@ -79,9 +83,11 @@ public struct FileAnalyzer: Sendable {
     /// The report of `path`: its analysis, or an error record naming the file and the reason.
     /// Never throws. `source.path` is `path` as given; `source.size` and `source.modified` are the
     /// file's as it was before decoding (none for standard input), and `analyzer` says what made it.
-    public func report(path: String, rawFormat: RawPCMFormat? = nil,
-                       cancellation: CancellationToken = CancellationToken(),
-                       onProgress: ((Double) -> Void)? = nil) -> Report {
+    public func report(
+        path: String, rawFormat: RawPCMFormat? = nil,
+        cancellation: CancellationToken = CancellationToken(),
+        onProgress: ((Double) -> Void)? = nil
+    ) -> Report {
         let stamp = FileStamp.of(path: path)  // before decoding: a file changed meanwhile is redone on resume
         var report: Report
         do {

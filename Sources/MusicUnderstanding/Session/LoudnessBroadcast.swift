@@ -21,8 +21,9 @@ final class LoudnessBroadcast: Sendable {
 
     /// A new stream bound to the run in flight, or to the next run.
     func subscribe() -> AsyncThrowingStream<LoudnessResult, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: LoudnessResult.self, throwing: (any Error).self,
-                                                                    bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: LoudnessResult.self, throwing: (any Error).self,
+            bufferingPolicy: .unbounded)
         let id = state.withLock { s in
             let id = s.nextID
             s.nextID += 1

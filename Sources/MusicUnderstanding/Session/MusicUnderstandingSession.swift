@@ -124,9 +124,10 @@ public actor MusicUnderstandingSession {
                     switch input {
                     case .file(let path, let rawFormat):
                         DedicatedThread.start(name: "cadenza-analysis") {
-                            complete(Result { () throws(AnalysisError) in
-                                try analyzer.analyze(path: path, rawFormat: rawFormat, cancellation: control.token, onLoudnessStep: onStep)
-                            })
+                            complete(
+                                Result { () throws(AnalysisError) in
+                                    try analyzer.analyze(path: path, rawFormat: rawFormat, cancellation: control.token, onLoudnessStep: onStep)
+                                })
                         }
                         return nil
                     case .provider(let provider):
@@ -154,14 +155,17 @@ public actor MusicUnderstandingSession {
 
     /// Iterates the provider on a task and analyses on a dedicated thread, the two joined by a
     /// bounded ``BufferChannel``; `complete` gets the outcome once.
-    private static func startProvider(_ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, analyzer: FileAnalyzer,
-                                      token: CancellationToken, onStep: (@Sendable (LoudnessStep) -> Void)?,
-                                      complete: @escaping @Sendable (Result<SessionResult, AnalysisError>) -> Void) -> Task<Void, Never> {
+    private static func startProvider(
+        _ provider: any AsyncSequence<PCMBuffer?, Never> & Sendable, analyzer: FileAnalyzer,
+        token: CancellationToken, onStep: (@Sendable (LoudnessStep) -> Void)?,
+        complete: @escaping @Sendable (Result<SessionResult, AnalysisError>) -> Void
+    ) -> Task<Void, Never> {
         let channel = BufferChannel()
         DedicatedThread.start(name: "cadenza-provider-analysis") {
-            complete(Result { () throws(AnalysisError) in
-                try analyzeProvided(channel, analyzer: analyzer, token: token, onStep: onStep)
-            })
+            complete(
+                Result { () throws(AnalysisError) in
+                    try analyzeProvided(channel, analyzer: analyzer, token: token, onStep: onStep)
+                })
             channel.close()
         }
         return Task.detached {
@@ -179,8 +183,10 @@ public actor MusicUnderstandingSession {
         }
     }
 
-    private static func analyzeProvided(_ channel: BufferChannel, analyzer: FileAnalyzer, token: CancellationToken,
-                                        onStep: (@Sendable (LoudnessStep) -> Void)?) throws(AnalysisError) -> SessionResult {
+    private static func analyzeProvided(
+        _ channel: BufferChannel, analyzer: FileAnalyzer, token: CancellationToken,
+        onStep: (@Sendable (LoudnessStep) -> Void)?
+    ) throws(AnalysisError) -> SessionResult {
         try analyzer.analyze(ProvidedPCM(channel), cancellation: token, onLoudnessStep: onStep)
     }
 }

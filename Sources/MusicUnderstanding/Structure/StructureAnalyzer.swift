@@ -119,8 +119,9 @@ public struct StructureAnalyzer: Sendable {
         let duration = features.duration
         let edges = Self.barEdges(bars: rhythm?.bars ?? [], duration: duration)
         guard edges.count >= 3 else { return Self.single(duration: duration) }
-        let barFeatures = Self.barFeatures(features, edges: edges, timbreWeight: configuration.timbreWeight,
-                                           dynamicsWeight: configuration.dynamicsWeight)
+        let barFeatures = Self.barFeatures(
+            features, edges: edges, timbreWeight: configuration.timbreWeight,
+            dynamicsWeight: configuration.dynamicsWeight)
         return analyze(barFeatures, edges: edges)
     }
 
@@ -151,23 +152,30 @@ public struct StructureAnalyzer: Sendable {
             let combined = zip(foote, repetition).map {
                 (1 - c.repetitionWeight) * min(1, $0 / footeTop) + c.repetitionWeight * min(1, $1 / repetitionTop)
             }
-            let sectionNovelty = Self.hypermetricWeighting(combined, period: max(1, c.phraseBars),
-                                                           evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
-            sectionStarts = Self.peaks(sectionNovelty, threshold: c.sectionThreshold,
-                                       minimumDistance: max(1, c.minimumSectionBars), required: [0],
-                                       prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
-                                       maximumCount: max(1, Int(duration / max(1, c.minimumMeanSectionSeconds))))
+            let sectionNovelty = Self.hypermetricWeighting(
+                combined, period: max(1, c.phraseBars),
+                evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
+            sectionStarts = Self.peaks(
+                sectionNovelty, threshold: c.sectionThreshold,
+                minimumDistance: max(1, c.minimumSectionBars), required: [0],
+                prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
+                maximumCount: max(1, Int(duration / max(1, c.minimumMeanSectionSeconds))))
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
-            segmentStarts = Self.peaks(segmentNovelty, threshold: c.segmentThreshold,
-                                       minimumDistance: max(1, c.minimumSegmentBars), required: sectionStarts)
+            segmentStarts = Self.peaks(
+                segmentNovelty, threshold: c.segmentThreshold,
+                minimumDistance: max(1, c.minimumSegmentBars), required: sectionStarts)
         }
-        segmentStarts = Self.split(segmentStarts, count: n, maximum: max(1, c.maximumSegmentBars),
-                                   group: max(1, 2 * c.phraseBars))
-        let phraseStarts = Self.split(segmentStarts, count: n, maximum: max(1, c.phraseBars + 1),
-                                      group: max(1, c.phraseBars))
+        segmentStarts = Self.split(
+            segmentStarts, count: n, maximum: max(1, c.maximumSegmentBars),
+            group: max(1, 2 * c.phraseBars))
+        let phraseStarts = Self.split(
+            segmentStarts, count: n, maximum: max(1, c.phraseBars + 1),
+            group: max(1, c.phraseBars))
 
-        let labelIndices = scale > 1e-6 ? labels(features, starts: sectionStarts, count: n, scale: scale, threshold: c.labelThreshold)
-                                        : [Int](repeating: 0, count: sectionStarts.count)
+        let labelIndices =
+            scale > 1e-6
+            ? labels(features, starts: sectionStarts, count: n, scale: scale, threshold: c.labelThreshold)
+            : [Int](repeating: 0, count: sectionStarts.count)
         let bounds = sectionStarts + [n]
         let energy = (0..<sectionStarts.count).map { s -> Double in
             let range = bounds[s]..<bounds[s + 1]
@@ -181,10 +189,11 @@ public struct StructureAnalyzer: Sendable {
             let b = starts + [n]
             return (0..<starts.count).map { TimeRange(start: edges[b[$0]], end: edges[b[$0 + 1]]) }
         }
-        return StructureResult(sections: ranges(sectionStarts), segments: ranges(segmentStarts),
-                               phrases: ranges(phraseStarts),
-                               sectionLabels: labelIndices.map(Self.letter),
-                               sectionFunctions: functions)
+        return StructureResult(
+            sections: ranges(sectionStarts), segments: ranges(segmentStarts),
+            phrases: ranges(phraseStarts),
+            sectionLabels: labelIndices.map(Self.letter),
+            sectionFunctions: functions)
     }
 
     // MARK: - Bar grid and features
@@ -212,7 +221,7 @@ public struct StructureAnalyzer: Sendable {
     /// floor on the deviation (so a steady signal does not have its noise blown up).
     static func barFeatures(_ f: SharedFeatures, edges: [Double], timbreWeight: Float, dynamicsWeight: Float) -> BarFeatures {
         let n = edges.count - 1
-        var columns: [[Float]] = []   // each: n × dim, bar-major
+        var columns: [[Float]] = []  // each: n × dim, bar-major
         var dims: [Int] = []
         var energy = [Float](repeating: 0, count: n)
         func aligned(_ s: SegmentFeature, _ d: Int) -> [Float]? {
@@ -370,8 +379,10 @@ public struct StructureAnalyzer: Sendable {
         let sorted = novelty.filter(\.isFinite).sorted()
         let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
         var means = [Double](repeating: 0, count: period)
-        for t in 1..<(n - 1) where novelty[t].isFinite && novelty[t] > median
-            && novelty[t] >= novelty[t - 1] && novelty[t] >= novelty[t + 1] {
+        for t in 1..<(n - 1)
+        where novelty[t].isFinite && novelty[t] > median
+            && novelty[t] >= novelty[t - 1] && novelty[t] >= novelty[t + 1]
+        {
             means[t % period] += novelty[t] - median
         }
         guard let best = means.indices.max(by: { means[$0] < means[$1] }) else { return novelty }
@@ -385,8 +396,10 @@ public struct StructureAnalyzer: Sendable {
     /// above `threshold` standing `prominence` above the mean over ±`window` bars) strongest
     /// first, each at least `minimumDistance` bars from every accepted one and from both ends,
     /// until `maximumCount` boundaries (with 0) are accepted; sorted.
-    static func peaks(_ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int],
-                      prominence: Double = 0, window: Int = 0, maximumCount: Int = .max) -> [Int] {
+    static func peaks(
+        _ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int],
+        prominence: Double = 0, window: Int = 0, maximumCount: Int = .max
+    ) -> [Int] {
         let n = novelty.count
         var accepted = Set(required)
         accepted.insert(0)
@@ -399,9 +412,11 @@ public struct StructureAnalyzer: Sendable {
             return (prefix[hi] - prefix[lo]) / Double(max(1, hi - lo))
         }
         if n >= 3 {
-            for t in 1..<n where novelty[t].isFinite && novelty[t] >= threshold
+            for t in 1..<n
+            where novelty[t].isFinite && novelty[t] >= threshold
                 && (window == 0 || novelty[t] - localMean(t) >= prominence)
-                && novelty[t] >= novelty[t - 1] && (t + 1 >= n || novelty[t] >= novelty[t + 1]) {
+                && novelty[t] >= novelty[t - 1] && (t + 1 >= n || novelty[t] >= novelty[t + 1])
+            {
                 candidates.append(t)
             }
         }

@@ -16,8 +16,10 @@ public struct StructureResult: Sendable, Codable {
     public var sectionFunctions: [String]?
 
     /// Creates a structure result.
-    public init(sections: [TimeRange], segments: [TimeRange], phrases: [TimeRange],
-                sectionLabels: [String]? = nil, sectionFunctions: [String]? = nil) {
+    public init(
+        sections: [TimeRange], segments: [TimeRange], phrases: [TimeRange],
+        sectionLabels: [String]? = nil, sectionFunctions: [String]? = nil
+    ) {
         self.sections = sections
         self.segments = segments
         self.phrases = phrases
