@@ -10,10 +10,16 @@ import Foundation
 //   report  Report JSON reading (Codable), and the written line must read back
 //   plot    `cadenza plot`'s report reading (object, array or NDJSON) and SVG drawing
 //   pcm     raw PCM input (the meter's --format path): AudioDecoder + loudness over random bytes
+//   config  `--configuration` files: AnalysisConfiguration(overridingDefaultsWith:); an accepted
+//           configuration must pass its own range check and survive the worker's JSON round trip
+//   index   `cadenza index`: a report file in a folder indexed into SQLite, queried and rendered
+//   export  `cadenza export`: a report read as export reads it, written in every format
 // A property that fails traps, which libFuzzer records as a crash.
 
 let fuzzTarget = ProcessInfo.processInfo.environment["CADENZA_FUZZ_TARGET"] ?? "wav"
 let pcmPath = NSTemporaryDirectory() + "cadenza-fuzz-pcm-\(getpid()).raw"
+let scratch = NSTemporaryDirectory() + "cadenza-fuzz-\(getpid())"
+let devNull = open("/dev/null", O_WRONLY)
 
 struct FuzzOptions: OptionGroup {
     let analyses = Option<Set<AnalysisType>>(names: ["--for"], value: "list", help: "analyses") { (text, _) throws(UsageError) in
@@ -73,6 +79,31 @@ public func cadenzaFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
             sampleRate: rates[Int(bytes[0] >> 1) % rates.count], channels: Int(bytes[1] % 8) + 1)
         _ = FileManager.default.createFile(atPath: pcmPath, contents: Data(bytes.dropFirst(2)))
         _ = FileAnalyzer(types: [.loudness]).report(path: pcmPath, rawFormat: format)
+    case "config":
+        if let configuration = try? AnalysisConfiguration(overridingDefaultsWith: Data(bytes)) {
+            precondition((try? configuration.checkRanges()) != nil, "an accepted configuration is in range")
+            let json = configuration.json
+            precondition(json.flatMap(AnalysisConfiguration.init(json:)) != nil, "the worker's configuration round trip")
+        }
+    case "index":
+        let folder = scratch + "/reports"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: folder + "/a.json", contents: Data(bytes))
+        if let index = try? CatalogIndex(path: scratch + "/catalog.sqlite") {
+            _ = try? index.update(reportFolders: [folder])
+            if let entries = try? index.entries() {
+                for format in CatalogFormat.allCases { _ = format.render(entries) }
+                for entry in entries { _ = try? index.report(reportFile: entry.reportFile) }
+            }
+        }
+    case "export":
+        if let reports = try? ReportPlot.reports(fromJSON: Data(bytes), path: "fuzz.json") {
+            for format in ReportFormat.allCases {
+                let writer = FormattedReportWriter(format: format, destination: .stream(fileDescriptor: devNull))
+                for report in reports.prefix(2) { try? writer.write(report) }
+                try? writer.finish()
+            }
+        }
     default:
         fatalError("unknown CADENZA_FUZZ_TARGET \(fuzzTarget)")
     }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/FuzzTargets.swift) with ASan and runs each for a set time.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
-# Targets: wav ogg frames args report plot pcm. Crashers land in Fuzz/crashers/<target>/ (commit them
-# and add them to Fuzz/regressions/, which FuzzRegressionTests replays). Results go to stdout.
+# Targets: wav ogg frames args report plot pcm config index export. Exit status 1 when a target
+# finds a new crasher (CI runs every target for a bounded time: .ci/run). Crashers land in
+# Fuzz/crashers/<target>/; once fixed, commit the input to Fuzz/seeds/<target>/, which every run
+# replays first. Results go to stdout.
 #
 # Why not `swift build -sanitize=fuzzer`: SwiftPM applies the flag to every product, and the
 # `cadenza` executable's own main then collides with libFuzzer's. swiftc builds one fuzzing
@@ -12,14 +14,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-TARGETS=${*:-wav ogg frames args report plot pcm}
+TARGETS=${*:-wav ogg frames args report plot pcm config index export}
 OUT=.build/fuzz
 mkdir -p "$OUT/src"
 # The CLI's argument parser is fuzzed too: compiled into the same module (its import dropped).
 for f in Arguments StandardStreams; do
     grep -v '^import MusicUnderstanding' "Sources/cadenza/$f.swift" > "$OUT/src/$f.swift"
 done
-LIBS=$(pkg-config --libs libavformat libavdevice libavcodec libavutil libswresample fftw3f sndfile)
+LIBS=$(pkg-config --libs libavformat libavdevice libavcodec libavutil libswresample fftw3f sndfile sqlite3)
 if [ ! -x "$OUT/cadenza-fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/cadenza-fuzz" -name '*.swift' | head -1)" ]; then
     echo "building $OUT/cadenza-fuzz ..." >&2
     start=$(date +%s)
@@ -28,10 +30,11 @@ if [ ! -x "$OUT/cadenza-fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/cadenz
     printf 'module CTagWriter {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/CTagWriter/include/CTagWriter.h" > "$OUT/CTagWriter/module.modulemap"
     clang++ -c -O1 -fsanitize=address $(pkg-config --cflags taglib 2>/dev/null) -ISources/CTagWriter/include \
         Sources/CTagWriter/TagWriter.cpp -o "$OUT/TagWriter.o"
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name CadenzaFuzz \
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name CadenzaFuzz -package-name cadenza \
         -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CFFTW/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSndfile/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
         -Xcc -fmodule-map-file="$OUT/CTagWriter/module.modulemap" "$OUT/TagWriter.o" -ltag -lstdc++ \
         $(pkg-config --cflags-only-I libavformat | sed 's/-I/-Xcc -I/g') \
         $(find Sources/MusicUnderstanding -name '*.swift') "$OUT/src/Arguments.swift" "$OUT/src/StandardStreams.swift" \
@@ -48,9 +51,13 @@ for t in $TARGETS; do
     case $t in
         wav) seeds=(Fixtures/*.wav Fixtures/hostile/*.wav) ;;
         ogg) seeds=(Fixtures/*.ogg Fixtures/*.opus Fixtures/hostile/*.og*) ;;
-        report|plot) seeds=(Reports/sample-report.json) ;;
+        report|plot|index|export) seeds=(Reports/sample-report.json) ;;
     esac
+    # The committed seeds (Fuzz/seeds/<target>: small inputs that reached new code, kept by
+    # libFuzzer's -merge=1) start every run; the working corpus Fuzz/corpus/ is not committed.
+    if [ -d "Fuzz/seeds/$t" ]; then seeds+=(Fuzz/seeds/"$t"/*); fi
     for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "Fuzz/corpus/$t/" 2>/dev/null || true; done
+    before=$(ls "Fuzz/crashers/$t" | wc -l)
     log="$OUT/$t.log"
     CADENZA_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$OUT/cadenza-fuzz" "Fuzz/corpus/$t" \
         -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
@@ -58,6 +65,12 @@ for t in $TARGETS; do
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
     corpus=$(ls "Fuzz/corpus/$t" | wc -l)
-    crashes=$(ls "Fuzz/crashers/$t" | wc -l)
+    crashes=$(( $(ls "Fuzz/crashers/$t" | wc -l) - before ))
     echo "| $t | $SECONDS_PER_TARGET | $runs | $rate | $corpus | $crashes |"
+    if [ "$crashes" -gt 0 ] || ! grep -q 'stat::number_of_executed_units' "$log"; then
+        failed=1
+        echo "fuzz: target $t failed (new crasher in Fuzz/crashers/$t/, or the run did not finish): $log" >&2
+        tail -30 "$log" >&2
+    fi
 done
+exit "${failed:-0}"

@@ -165,6 +165,9 @@ enum AnalyzeCommand {
         if format.isSingleTrack, args[\.output] == nil, job.inputs.count > 1 {
             Cadenza.usageFailure("--format \(format.rawValue) holds one track: give --output <dir> for \(job.inputs.count) inputs", spec)
         }
+        if let dir = args[\.output], job.discoveredInputs == 0, args.positionals.allSatisfy({ isInside($0, folder: dir) }) {
+            Cadenza.usageFailure("nothing to analyse: \(sanitized(dir)) is the --output folder, whose reports are never inputs", spec)
+        }
         if job.discoveredInputs == 0 { printError("warning: no audio inputs found in \(sanitized(args.positionals.joined(separator: " ")))") }
         let mode: ProgressDisplay.Mode =
             args[\.noProgress]
@@ -173,16 +176,35 @@ enum AnalyzeCommand {
         let progress = ProgressDisplay(total: job.inputs.count, mode: mode)
 
         // The job itself ends within a second of cancellation, even when an input stalls.
-        let interrupt = SignalWatcher(signal: SIGINT) { job.cancel() }
-        let terminate = SignalWatcher(signal: SIGTERM) { job.cancel() }
+        let interrupt = SignalWatcher(signal: SIGINT) {
+            job.cancel()
+            tagger?.cancel()
+        }
+        let terminate = SignalWatcher(signal: SIGTERM) {
+            job.cancel()
+            tagger?.cancel()
+        }
         if args[\.album], let tagger {
             tagger.album = AlbumTagger(inputs: job.inputs, peak: tagger.peak)
         }
         let summary = await job.run { event in
-            if case .planned(let plan) = event, let album = tagger?.album {
-                // Tracks whose report is kept still belong to their album: their loudness is read
-                // from the kept report (a folder sink), else their album is left untagged.
-                for input in plan.current { album.recordKept(input, report: job.reportPath(for: input).flatMap(readReport)) }
+            if case .planned(let plan) = event, let tagger {
+                for input in plan.current {
+                    let reportPath = job.reportPath(for: input)
+                    var kept = reportPath.flatMap(readReport)
+                    // A kept report's tags are written when the file lacks them: a failed tagging
+                    // is retried, and --write-tags added to an analysed folder tags it.
+                    if let report = kept, let reportPath, let retagged = tagger.tagKept(report) {
+                        kept = retagged
+                        do throws(ReportSink.WriteError) { try sink.write(retagged, reportPath: reportPath) } catch {
+                            printError("error: \(sanitized(input)): cannot update its report after tagging: \(sanitized(error.description))")
+                        }
+                    }
+                    if let failure = tagger.takeFailure(input) { printError("error: \(sanitized(failure))") }
+                    // Tracks whose report is kept still belong to their album: their loudness is read
+                    // from the kept report (a folder sink), else their album is left untagged.
+                    tagger.album?.recordKept(input, report: kept)
+                }
             }
             if case .inputFinished(let path, let report, let writeError) = event {
                 if let writeError {
@@ -223,7 +245,7 @@ enum AnalyzeCommand {
         if let failure = summary.outputFailure, !summary.interrupted {
             printError("error: \(sanitized(failure.path)) cannot be written (\(failure.reason)): stopped after \(summary.done) of \(summary.inputs) inputs")
         }
-        printError(ProgressDisplay.summary(totals, interrupted: summary.interrupted))
+        printError(ProgressDisplay.summary(totals, interrupted: summary.interrupted, notTagged: tagger?.failures ?? 0))
         if let tagger, tagger.failures > 0, summary.exitStatus == 0 { return 1 }
         return summary.exitStatus
     }
@@ -236,13 +258,20 @@ final class FileTagger: Sendable {
     let peak: TagWriter.PeakKind
     /// Album gain per folder (`--album`); set before the batch runs.
     nonisolated(unsafe) var album: AlbumTagger?
-    private struct State { var failures = 0; var messages: [String: String] = [:] }
+    private struct State {
+        var failures = 0
+        var messages: [String: String] = [:]
+        var cancelled = false
+    }
     private let state = Locked(State())
     init(notation: TagWriter.KeyNotation, peak: TagWriter.PeakKind) {
         self.notation = notation
         self.peak = peak
     }
     var failures: Int { state.withLock { $0.failures } }
+
+    /// Stops tagging: a write in progress removes its working copy and leaves the file as it was.
+    func cancel() { state.withLock { $0.cancelled = true } }
 
     /// The report with the tagged file's stamp (the report as it is for an error record or a failure).
     func tag(_ report: Report) -> Report {
@@ -252,8 +281,23 @@ final class FileTagger: Sendable {
         }
         // The track that completes its album gets its album tags in the same write.
         let albumTags = album?.record(report) ?? [:]
+        return tagged(report, extraTags: albumTags)
+    }
+
+    /// A kept report of a resumed batch (its input not analysed again): its tags are written when
+    /// the file lacks them (tagging failed last time, or `--write-tags` is new to this folder). The
+    /// report with the tagged file's new stamp when the file was rewritten, else `nil`.
+    func tagKept(_ report: Report) -> Report? {
+        guard report.error == nil else { return nil }
+        let result = tagged(report, extraTags: [:])
+        return result.source.modified != report.source.modified || result.source.size != report.source.size ? result : nil
+    }
+
+    private func tagged(_ report: Report, extraTags: [String: String]) -> Report {
+        let state = self.state
         do throws(TagWriteError) {
-            return try TagWriter().tag(report, keyNotation: notation, peak: peak, extraTags: albumTags)
+            return try TagWriter().tag(
+                report, keyNotation: notation, peak: peak, extraTags: extraTags, isCancelled: { state.withLock { $0.cancelled } })
         } catch {
             state.withLock {
                 $0.failures += 1; $0.messages[report.source.path] = error.description
@@ -379,4 +423,11 @@ final class AlbumTagger: Sendable {
 
     /// Warnings and errors of the album step, once the batch is done.
     func messages() -> [String] { state.withLock { $0.messages } }
+}
+
+/// Whether `path` is `folder` or lies inside it (symbolic links resolved).
+func isInside(_ path: String, folder: String) -> Bool {
+    func resolved(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+    let inner = resolved(path), outer = resolved(folder)
+    return inner == outer || inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
 }

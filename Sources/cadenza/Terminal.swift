@@ -105,12 +105,13 @@ final class ProgressDisplay: Sendable {
     }
 
     /// The summary printed at the end of every run.
-    static func summary(_ p: BatchProgress, interrupted: Bool) -> String {
+    static func summary(_ p: BatchProgress, interrupted: Bool, notTagged: Int = 0) -> String {
         let analysed = p.done - p.skipped
         var text = interrupted ? "interrupted: \(p.done) of \(p.total) inputs analysed" : "cadenza: \(p.total) inputs"
         text += "; \(analysed) analysed now"
         if p.skipped > 0 { text += ", \(p.skipped) current (kept)" }
         text += ", \(p.failed) failed"
+        if notTagged > 0 { text += ", \(notTagged) not tagged" }
         text += "; audio " + clock(p.audioSeconds) + " in " + clock(p.elapsed())
         if let rate = p.audioHoursPerWallHour() { text += " (" + rateText(rate) + ")" }
         return text

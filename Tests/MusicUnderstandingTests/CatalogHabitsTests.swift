@@ -107,3 +107,23 @@ import Testing
         #expect(waltz.bars == waltzBars && waltz.beatsPerBar == nil)
     }
 }
+
+/// Hostile report contents in the catalog.
+@Suite struct CatalogHostileTests {
+    @Test("A NUL inside a report's path is stored and read back whole, not cut at the NUL")
+    func nulInPath() throws {
+        let scratch = try ScratchFolder()
+        let path = "m/a\u{0}b.mp3"
+        // Written by hand: no file name can hold the NUL, but a report's JSON string can.
+        try FileManager.default.createDirectory(atPath: scratch.path("reports"), withIntermediateDirectories: true)
+        let line = CatalogHabitsTests.report(path, bpm: 120, key: (.a, .minor), lufs: -14).jsonLine()
+        #expect(FileManager.default.createFile(atPath: scratch.path("reports/a.json"), contents: line + Data([0x0A])))
+        let index = try CatalogIndex(path: scratch.path("cat.sqlite"))
+        _ = try index.update(reportFolders: [scratch.path("reports")])
+        let entries = try index.entries()
+        #expect(entries.map(\.path) == [path])
+        let reportFile = try #require(entries.first?.reportFile)
+        let stored = try #require(try index.report(reportFile: reportFile))
+        #expect(try JSONDecoder().decode(Report.self, from: stored).source.path == path)
+    }
+}

@@ -163,6 +163,17 @@ import Testing
         #expect(try scratch.files(under: "in/reports").sorted() == ["in/a.flac.json", "in/b.aiff.json"])
     }
 
+    @Test("CLI: -o DIR DIR (only the output folder as input) is a usage error that says why, not a silent success")
+    func outputFolderAsOnlyInput() async throws {
+        let scratch = try ScratchFolder()
+        try scratch.copy("tone_2s_stereo.flac", to: "in/a.flac")
+        #expect(try await CLI.run(["analyze", "--for", "loudness", "-o", "out", "in"], in: scratch.root).status == 0)
+        for inputs in [["out"], ["out/in"], ["./out/"]] {
+            let run = try await CLI.run(["analyze", "--for", "loudness", "-o", "out"] + inputs, in: scratch.root)
+            #expect(run.status == 2 && run.err.contains("nothing to analyse: out is the --output folder"), "\(inputs): \(run.err)")
+        }
+    }
+
     @Test("CLI: a JSON file that is not a report is not silently skipped: it gets an error record")
     func foreignJSONGetsAnErrorRecord() async throws {
         let scratch = try ScratchFolder()

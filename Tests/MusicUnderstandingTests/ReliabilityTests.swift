@@ -347,7 +347,7 @@ struct BadInputSuiteTests {
     static let expected: [String: String] = [
         "empty.mp3": "decodeFailed", "text.mp3": "decodeFailed", "random.flac": "decodeFailed",
         "rate_1hz.wav": "decodeFailed", "rate_19hz.wav": "decodeFailed", "channels_1000.wav": "decodeFailed",
-        "bits_0.wav": "decodeFailed", "rate_0.ogg": "decodeFailed", "corrupt.wma": "decodeFailed",
+        "bits_0.wav": "decodeFailed", "rate_0.ogg": "decodeFailed", "corrupt.wma": "decodeFailed", "bad_chunk.aiff": "decodeFailed",
         "truncated.ogg": "warning", "truncated.opus": "warning", "nan_inf_huge.wav": "warning",
         "name with spaces.wav": "ok",
         // made at run time
@@ -393,5 +393,90 @@ struct BadInputSuiteTests {
         var wanted = Self.expected.filter { $0.value != "-" }
         if getuid() == 0 && asUser.isEmpty { wanted["unreadable.wav"] = "ok" }
         #expect(seen == wanted)
+    }
+
+    @Test("Standard input keeps --timeout: a writer that stalls before or inside the audio gives timedOut at once, not a hang")
+    func standardInputTimeout() throws {
+        let executable = try #require(CLI.executable)
+        let wav = try Data(contentsOf: CLI.fixtures.appendingPathComponent("tone_44k_stereo_s16.wav"))
+        for prefix in [Data(), wav.prefix(3000)] {
+            // This test is the writer: it sends `prefix`, then stalls with the pipe open.
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["analyze", "--for", "loudness", "--timeout", "2", "--no-progress", "-"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            let exited = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exited.signal() }
+            try process.run()
+            input.fileHandleForWriting.write(prefix)
+            let ended = exited.wait(timeout: .now() + 30) == .success
+            if !ended { process.terminate() }
+            try input.fileHandleForWriting.close()
+            #expect(ended, "\(prefix.count) bytes, then a stall: the analysis hung")
+            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            #expect(process.terminationStatus == 1 && lines.count == 1)
+            let report = try JSONDecoder().decode(Report.self, from: Data((lines.first ?? "").utf8))
+            #expect(report.error?.code == "timedOut" && report.source.path == "-", "\(lines)")
+        }
+    }
+
+    @Test("Damaged data on standard input is decodeFailed, never permissionDenied (a demuxer's EPERM is not the system's)")
+    func damagedStandardInput() async throws {
+        for name in ["bad_chunk.aiff", "corrupt.wma"] {
+            let run = try await Shell.run(
+                #""$CADENZA" analyze --for loudness --no-progress - < "$1""#, [CLI.fixtures.appendingPathComponent("hostile/" + name).path],
+                timeout: 60)
+            #expect(run.status == 1 && run.lines.count == 1, "\(name): \(run.err)")
+            let report = try JSONDecoder().decode(Report.self, from: Data((run.lines.first ?? "").utf8))
+            #expect(report.error?.code == "decodeFailed", "\(name): \(report.error?.code ?? "no error")")
+        }
+    }
+}
+
+/// The limits standard input is analysed under (in the batch process, not in a worker).
+@Suite struct StandardInputLimitTests {
+    @Test("An analysis whose memory grows past the limit is stopped: outOfMemory, naming the input")
+    func memoryLimit() {
+        var limits = WorkerLimits(timeout: 60)
+        limits.memoryBytes = 32 << 20
+        let report = ProcessReportProducer.watched(
+            path: "-", limits: limits, analyzer: AnalyzerInfo(types: [.loudness], configuration: .init()), cancellation: CancellationToken()
+        ) { token, progress in
+            // Grows 8 MB at a time (touched, so resident) until told to stop.
+            var blocks: [[UInt8]] = []
+            while !token.isCancelled && blocks.count < 200 {
+                blocks.append([UInt8](repeating: 1, count: 8 << 20))
+                progress(Double(blocks.count))
+                usleep(20_000)
+            }
+            return Report(path: "-", error: AnalysisError.cancelled)
+        }
+        #expect(report.error?.code == "outOfMemory", "\(String(describing: report.error))")
+        #expect(report.error?.message.contains("-") == true && report.analyzer != nil)
+    }
+
+    @Test("Time limit: the scaled default grows with the audio decoded; a stall past it is timedOut; an outer cancel passes through")
+    func timeLimit() {
+        var limits = WorkerLimits()
+        limits.baseTimeout = 0.3
+        limits.timeoutPerAudioSecond = 0.5
+        let info = AnalyzerInfo(types: [.loudness], configuration: .init())
+        // 1 s of audio decoded: the limit is 0.8 s, so the stall is stopped.
+        let stalled = ProcessReportProducer.watched(path: "-", limits: limits, analyzer: info, cancellation: CancellationToken()) { token, progress in
+            progress(1)
+            while !token.isCancelled { usleep(10_000) }
+            return Report(path: "-", error: AnalysisError.cancelled)
+        }
+        #expect(stalled.error?.code == "timedOut")
+        let outer = CancellationToken()
+        outer.cancel()
+        let cancelled = ProcessReportProducer.watched(path: "-", limits: WorkerLimits(timeout: 60), analyzer: info, cancellation: outer) { token, _ in
+            while !token.isCancelled { usleep(10_000) }
+            return Report(path: "-", error: AnalysisError.cancelled)
+        }
+        #expect(cancelled.error?.code == "cancelled")
     }
 }

@@ -185,6 +185,66 @@ enum TmpfsMount {
     }
 }
 
+/// Tagging only the file that was analysed, and leaving nothing behind.
+@Suite struct TagIdentityTests {
+    /// The sample report for the file at `path`, stamped as the file is now.
+    static func stampedReport(_ path: String) throws -> Report {
+        var report = SampleReport.report(path: path)
+        let stamp = try #require(FileStamp.of(path: path))
+        report.source.size = stamp.size
+        report.source.modified = stamp.modified
+        return report
+    }
+
+    @Test("A file replaced (renamed over) after its analysis is not tagged with the old file's values")
+    func replacedFileIsNotTagged() throws {
+        let dir = try temporaryFolder("replaced")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try copyFixture("tone_2s_stereo.flac", to: dir)
+        let report = try Self.stampedReport(path)
+        // Another song takes the file's name, as a rename over it does.
+        let other = try copyFixture("tone_2s_stereo.mp3", to: dir)
+        #expect(rename(other, path) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: TagWriteError.changedSinceAnalysis(path: path)) { try TagWriter().tag(report) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        // The file as analysed is tagged, and the report gets its new stamp.
+        let same = try copyFixture("tone_2s_stereo.mp3", to: dir)
+        let tagged = try TagWriter().tag(try Self.stampedReport(same))
+        #expect(tagged.source.modified != nil && FileStamp.of(path: same)?.modified == tagged.source.modified)
+        #expect(TagWriter.holds(try TagWriter.read(same), TagWriter.tags(for: tagged, path: same)))
+    }
+
+    @Test("Working copies of a killed tagger are removed by the next write; a running process's copy is kept")
+    func abandonedCopies() throws {
+        let dir = try temporaryFolder("abandoned")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try copyFixture("tone_2s_stereo.mp3", to: dir)
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let dead = dir.appendingPathComponent(".tone_2s_stereo.mp3.cadenza-tags-\(finished.processIdentifier).mp3").path
+        let live = dir.appendingPathComponent(".tone_2s_stereo.mp3.cadenza-tags-1.mp3").path  // init runs
+        let foreign = dir.appendingPathComponent(".tone_2s_stereo.mp3.cadenza-tags-notes.txt").path
+        for file in [dead, live, foreign] { #expect(FileManager.default.createFile(atPath: file, contents: Data(count: 1000))) }
+        try TagWriter().write(["BPM": "120"], to: path)
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: foreign))
+    }
+
+    @Test("Cancelled while tagging: no working copy stays, the file is untouched")
+    func cancelled() throws {
+        let dir = try temporaryFolder("cancelled")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try copyFixture("tone_2s_stereo.flac", to: dir)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: TagWriteError.cancelled(path: path)) { try TagWriter().write(["BPM": "120"], to: path, isCancelled: { true }) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["tone_2s_stereo.flac"])
+    }
+}
+
 @Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
 struct WriteTagsCLITests {
     @Test("analyze --write-tags: BPM, key and ReplayGain in the file, audio unchanged, a second run leaves the bytes")
@@ -244,6 +304,50 @@ struct WriteTagsCLITests {
         try (audioBytes + Data([0, 0])).write(to: wav)
         let changed = try await CLI.run(["analyze", "--for", "rhythm,loudness", "--no-progress", "--output", out, music])
         #expect(changed.err.contains("1 analysed now"), "\(changed.err)")
+    }
+}
+
+extension WriteTagsCLITests {
+    @Test("Resume with --write-tags: a folder analysed without tags gets them; a failed tagging is retried once the file is writable")
+    func keptReportsAreTagged() async throws {
+        let dir = try temporaryFolder("kept")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let music = dir.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        let a = music.appendingPathComponent("a.wav"), b = music.appendingPathComponent("b.wav")
+        try WAVFile.write(ActivitySynth.drums(seconds: 4, bpm: 120), rate: Int(ActivitySynth.rate), channels: 1, to: a)
+        try WAVFile.write(ActivitySynth.drums(seconds: 4, bpm: 100), rate: Int(ActivitySynth.rate), channels: 1, to: b)
+        let out = dir.appendingPathComponent("reports").path
+        let base = ["analyze", "--for", "rhythm,loudness", "--no-progress", "--output", out]
+        // b cannot be tagged in the first run.
+        #expect(chmod(b.path, 0o444) == 0)
+        let first = try await CLI.run(base + ["--write-tags", music.path])
+        #expect(first.status == 1 && first.err.contains("2 analysed now, 0 failed, 1 not tagged"), "\(first.err)")
+        #expect(first.err.contains("b.wav: read-only; tags not written"), "\(first.err)")
+        #expect(try TagWriter.read(a.path)["REPLAYGAIN_TRACK_GAIN"] != nil)
+        #expect(try TagWriter.read(b.path)["REPLAYGAIN_TRACK_GAIN"] == nil)
+        // Made writable: the rerun tags b from its kept report, analyses nothing, exits 0.
+        #expect(chmod(b.path, 0o644) == 0)
+        let second = try await CLI.run(base + ["--write-tags", music.path])
+        #expect(second.status == 0 && second.err.contains("0 analysed now, 2 current"), "\(second.err)")
+        #expect(try TagWriter.read(b.path)["REPLAYGAIN_TRACK_GAIN"] != nil)
+        // b's report records the tagged file's stamp: a third run rewrites nothing.
+        let reportFile = try #require(FileManager.default.subpaths(atPath: out)?.first { $0.hasSuffix("b.wav.json") })
+        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/" + reportFile)))
+        #expect(report.source.modified == FileStamp.of(path: b.path)?.modified)
+        let bBytes = try Data(contentsOf: b)
+        let third = try await CLI.run(base + ["--write-tags", music.path])
+        #expect(third.status == 0 && third.err.contains("0 analysed now, 2 current"), "\(third.err)")
+        #expect(try Data(contentsOf: b) == bBytes)
+        // A folder analysed without --write-tags gets its tags when the flag is added later.
+        let c = music.appendingPathComponent("c.wav")
+        try WAVFile.write(ActivitySynth.drums(seconds: 4, bpm: 90), rate: Int(ActivitySynth.rate), channels: 1, to: c)
+        let plain = try await CLI.run(base + [music.path])
+        #expect(plain.status == 0 && plain.err.contains("1 analysed now"), "\(plain.err)")
+        #expect(try TagWriter.read(c.path)["REPLAYGAIN_TRACK_GAIN"] == nil)
+        let later = try await CLI.run(base + ["--write-tags", music.path])
+        #expect(later.status == 0 && later.err.contains("0 analysed now, 3 current"), "\(later.err)")
+        #expect(try TagWriter.read(c.path)["REPLAYGAIN_TRACK_GAIN"] != nil)
     }
 }
 

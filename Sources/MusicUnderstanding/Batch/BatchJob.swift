@@ -271,6 +271,8 @@ public final class BatchJob: Sendable {
         // Interrupted, or the output is gone: nothing more is written or counted.
         if state.withLock({ $0.cancelled || $0.outputFailure != nil }) { return }
         let report = beforeWriting?(analysed) ?? analysed
+        // Cancelled while the report was being finished (e.g. tagged): it is not written.
+        if beforeWriting != nil, state.withLock({ $0.cancelled }) { return }
         var writeError: ReportSink.WriteError?
         do { try sink.write(report, reportPath: reportPaths[report.source.path]) } catch { writeError = error }
         let stop = state.withLock { s -> Task<Void, Never>? in

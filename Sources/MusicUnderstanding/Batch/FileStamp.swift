@@ -14,13 +14,18 @@ public struct FileStamp: Sendable, Hashable {
         self.modified = modified
     }
 
+    /// The stamp of a file's status (`stat`).
+    public init(_ info: stat) {
+        self.init(size: Int64(info.st_size), modified: Self.iso8601(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec)))
+    }
+
     /// The stamp of the file at `path` now (following symbolic links), or nil when it cannot be
     /// read (missing, no permission) or `path` is standard input ("-").
     public static func of(path: String) -> FileStamp? {
         guard path != "-" else { return nil }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int64(info.st_size), modified: iso8601(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec)))
+        return FileStamp(info)
     }
 
     /// `seconds` and `nanoseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` (proleptic

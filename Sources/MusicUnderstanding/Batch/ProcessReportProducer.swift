@@ -130,8 +130,12 @@ public final class ProcessReportProducer: ReportProducer {
 
     public func report(path: String, cancellation: CancellationToken) async -> Report {
         if path == "-" {
-            let types = self.types, configuration = self.configuration
-            return await pool.run { FileAnalyzer(types: types, configuration: configuration).report(path: path, cancellation: cancellation) }
+            let analyzer = FileAnalyzer(types: types, configuration: configuration), limits = self.limits
+            return await pool.run {
+                Self.watched(path: path, limits: limits, analyzer: analyzer.analyzerInfo, cancellation: cancellation) { token, onProgress in
+                    analyzer.report(path: path, cancellation: token, onProgress: onProgress)
+                }
+            }
         }
         return await pool.run { self.exchange(path: path, cancellation: cancellation) }
     }
@@ -167,6 +171,63 @@ public final class ProcessReportProducer: ReportProducer {
                 return Report(path: path, error: AnalysisError.cancelled)
             }
         }
+    }
+
+    /// Standard input is analysed in this process (a worker cannot be handed the batch's stdin),
+    /// under the same limits a worker gets: a watchdog thread stops the analysis when it runs past
+    /// ``WorkerLimits/timeLimit(decoded:)`` (`timedOut`), or when this process's resident memory
+    /// has grown by more than ``WorkerLimits/memoryBytes`` since the input was opened
+    /// (`outOfMemory`). A stalled writer cannot hold it: the decoder's reads give up on
+    /// cancellation (``AudioDecoder/init(path:rawFormat:interrupt:)``).
+    ///
+    /// `analyze` gets the token to honour and a callback for the seconds of audio decoded so far.
+    static func watched(
+        path: String, limits: WorkerLimits, analyzer: AnalyzerInfo, cancellation: CancellationToken,
+        _ analyze: (CancellationToken, @escaping (Double) -> Void) -> Report
+    ) -> Report {
+        let token = CancellationToken()
+        struct Watch {
+            var decoded = 0.0
+            var failure: WorkerFailure?
+            var finished = false
+        }
+        let watch = Locked(Watch())
+        let start = ContinuousClock.now
+        let baseline = ownResidentBytes() ?? 0
+        let finished = DispatchSemaphore(value: 0)
+        DedicatedThread.start(name: "cadenza-stdin-watch") {
+            while finished.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+                if cancellation.isCancelled { token.cancel() }
+                let elapsed = start.duration(to: .now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                let limit = limits.timeLimit(decoded: watch.withLock { $0.decoded })
+                var failure: WorkerFailure?
+                if seconds > limit {
+                    failure = .timedOut(path: path, seconds: limit)
+                } else if let resident = ownResidentBytes(), resident > baseline, resident - baseline > limits.memoryBytes {
+                    failure = .outOfMemory(path: path, limitBytes: limits.memoryBytes)
+                }
+                if let failure {
+                    watch.withLock { if $0.failure == nil { $0.failure = failure } }
+                    token.cancel()
+                }
+            }
+        }
+        var report = analyze(token) { seconds in watch.withLock { $0.decoded = seconds } }
+        finished.signal()
+        if let failure = watch.withLock({ $0.failure }) {
+            report = Report(path: path, failure: failure)
+            report.analyzer = analyzer
+        }
+        return report
+    }
+
+    /// This process's resident memory from /proc/self/statm (nil where there is no /proc).
+    static func ownResidentBytes() -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = UInt64(fields[1]) else { return nil }
+        return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     private var workerArguments: [String] {

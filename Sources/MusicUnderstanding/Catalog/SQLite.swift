@@ -103,7 +103,12 @@ final class SQLiteStatement {
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
             case .real(let v): status = v.isFinite ? sqlite3_bind_double(statement, index, v) : sqlite3_bind_null(statement, index)
-            case .text(let v): status = cadenza_sqlite3_bind_text(statement, index, v)
+            case .text(let v):
+                // With its byte length, so a NUL inside the text (possible in a report's JSON
+                // strings) does not cut it short.
+                // Over SQLite's length limit (1 GB by default) the bind fails with SQLITE_TOOBIG.
+                let bytes = Int32(clamping: v.utf8.count)
+                status = v.withCString { cadenza_sqlite3_bind_text(statement, index, $0, bytes) }
             }
             guard status == SQLITE_OK else { throw database.stepFailure("bind") }
         }
@@ -131,7 +136,8 @@ final class SQLiteStatement {
                 case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
                 case SQLITE_TEXT, SQLITE_BLOB:
                     if let text = sqlite3_column_text(statement, column) {
-                        row.append(.text(String(cString: text)))
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        row.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
                     } else {
                         row.append(.null)
                     }

@@ -95,10 +95,13 @@ public final class AudioDecoder {
     /// ``AudioDecodingError/corruptData(path:reason:)`` (also for an empty file, or a header claiming a
     /// sample rate outside 4000...768000 Hz or more than 64 channels) and
     /// ``AudioDecodingError/zeroLength(path:)``.
-    public init(path: String, rawFormat: RawPCMFormat? = nil) throws(AudioDecodingError) {
+    ///
+    /// With `interrupt`, a read that waits for data (a stalled pipe on standard input, a network
+    /// source) gives up as soon as the token is cancelled, and the decoder reports no more audio.
+    public init(path: String, rawFormat: RawPCMFormat? = nil, interrupt: CancellationToken? = nil) throws(AudioDecodingError) {
         let reader = try FFmpegAudioReader(
             path: path, rawFormat: rawFormat,
-            maximumConsecutiveErrors: Self.maximumConsecutiveErrors)
+            maximumConsecutiveErrors: Self.maximumConsecutiveErrors, interrupt: interrupt)
         self.reader = reader
         sampleRate = reader.sampleRate
         channels = reader.channels

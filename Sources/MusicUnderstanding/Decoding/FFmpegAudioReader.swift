@@ -36,6 +36,8 @@ final class FFmpegAudioReader {
     static let namedPipeWait = 3.0
     /// The descriptor of a named pipe or device opened by hand (FFmpeg reads it as `pipe:N`).
     private var specialFile: Int32 = -1
+    /// Asked by FFmpeg between blocking reads; kept alive as long as the format context.
+    private let interrupt: CancellationToken?
     /// What that special file is ("a named pipe"), for messages.
     private var specialKind: String?
 
@@ -67,8 +69,9 @@ final class FFmpegAudioReader {
         return all.isEmpty ? nil : all.joined(separator: "; ")
     }
 
-    init(path: String, rawFormat: RawPCMFormat?, maximumConsecutiveErrors: Int) throws(AudioDecodingError) {
+    init(path: String, rawFormat: RawPCMFormat?, maximumConsecutiveErrors: Int, interrupt: CancellationToken? = nil) throws(AudioDecodingError) {
         self.path = path
+        self.interrupt = interrupt
         self.maximumConsecutiveErrors = max(1, maximumConsecutiveErrors)
         FFmpeg.silenceLogs()
 
@@ -78,6 +81,24 @@ final class FFmpegAudioReader {
         var url: [CChar]
         if path == "-" {
             url = Array("pipe:0".utf8CString)
+            // With an interrupt token, a pipe or socket on standard input is read through a
+            // non-blocking descriptor of its own (reopened from /proc/self/fd/0, so the
+            // writer's and the shell's descriptors keep their flags): FFmpeg then retries
+            // every millisecond and asks the interrupt callback in between, so a stalled
+            // writer cannot hold a cancelled or timed-out analysis (FFmpeg's avio.c,
+            // retry_transfer_wrapper). Without /proc it falls back to a blocking read.
+            var info = stat()
+            // (Not for raw PCM: the live meter hands out each packet as it arrives, and short
+            // non-blocking reads would cut its packets differently.)
+            if interrupt != nil, rawFormat == nil, fstat(STDIN_FILENO, &info) == 0,
+                (info.st_mode & S_IFMT) == S_IFIFO || (info.st_mode & S_IFMT) == S_IFSOCK
+            {
+                let fd = open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                if fd >= 0 {
+                    specialFile = fd
+                    url = Array("pipe:\(fd)".utf8CString)
+                }
+            }
         } else if rawFormat == nil, let device = FFmpeg.deviceInput(path) {
             // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
             inputFormat = device.format
@@ -130,7 +151,15 @@ final class FFmpegAudioReader {
         }
 
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-        guard context != nil else { throw .corruptData(path: path, reason: "out of memory") }
+        guard let allocated = context else { throw .corruptData(path: path, reason: "out of memory") }
+        if let interrupt {
+            // FFmpeg asks between blocking reads whether to give up (AVIOInterruptCB).
+            allocated.pointee.interrupt_callback = AVIOInterruptCB(
+                callback: { opaque in
+                    guard let opaque else { return 0 }
+                    return Unmanaged<CancellationToken>.fromOpaque(opaque).takeUnretainedValue().isCancelled ? 1 : 0
+                }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        }
         let openResult = avformat_open_input(&context, url, inputFormat, &options)
         formatContext = context  // nil when opening failed: FFmpeg freed it
         guard openResult >= 0, let formatContext else {
@@ -501,8 +530,9 @@ final class FFmpegAudioReader {
         case FFmpeg.httpForbidden: return .permissionDenied(path: path)
         case FFmpeg.accessDenied, FFmpeg.notPermitted:
             // AVERROR(EPERM) is also many demuxers' generic "cannot parse this": permission
-            // only when the file really cannot be read.
-            if !isFile || !FilePath.isReadable(path) { return .permissionDenied(path: path) }
+            // only when the file really cannot be read, or a server refused a URL; on standard
+            // input or a pipe it is the data's fault.
+            if isFile ? !FilePath.isReadable(path) : isURL(path) { return .permissionDenied(path: path) }
             return .corruptData(path: path, reason: "not a recognised audio or video format (the demuxer rejected the data)")
         default: break
         }

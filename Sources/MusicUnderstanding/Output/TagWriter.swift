@@ -17,6 +17,11 @@ public enum TagWriteError: Error, Sendable, Equatable, CustomStringConvertible {
     case audioChanged(path: String)
     /// The tagged copy could not replace the file.
     case replaceFailed(path: String, reason: String)
+    /// The file is not the one that was analysed: its size or modification time differs from the
+    /// report's `source` stamp, or it was replaced (another inode) while it was being tagged.
+    case changedSinceAnalysis(path: String)
+    /// Tagging was interrupted (the batch was cancelled); the working copy was removed.
+    case cancelled(path: String)
 
     public var description: String {
         switch self {
@@ -27,6 +32,8 @@ public enum TagWriteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .writeFailed(let p, let r): "\(p): tagging failed: \(r); file untouched"
         case .audioChanged(let p): "\(p): the tagged copy did not decode to the same audio; file untouched"
         case .replaceFailed(let p, let r): "\(p): cannot replace the file with the tagged copy: \(r); file untouched"
+        case .changedSinceAnalysis(let p): "\(p): the file changed after it was analysed; tags not written (analyse it again)"
+        case .cancelled(let p): "\(p): tagging interrupted; file untouched"
         }
     }
 }
@@ -188,21 +195,34 @@ public struct TagWriter: Sendable {
     }
 
     /// Writes `tags` into the file at `path` safely (see the type's documentation).
+    ///
+    /// - Parameters:
+    ///   - expected: when given, the file must still have this stamp (the one its analysis saw),
+    ///     and must still be the same file (inode) just before the tagged copy replaces it;
+    ///     otherwise ``TagWriteError/changedSinceAnalysis(path:)`` and the file is left alone.
+    ///   - isCancelled: polled between the steps and while the copy is verified; when it turns
+    ///     true the copy is removed and ``TagWriteError/cancelled(path:)`` thrown.
     @discardableResult
-    public func write(_ tags: [String: String], to path: String) throws(TagWriteError) -> Outcome {
+    public func write(
+        _ tags: [String: String], to path: String, expected: FileStamp? = nil,
+        isCancelled: @Sendable () -> Bool = { false }
+    ) throws(TagWriteError) -> Outcome {
         guard path != "-", let real = Self.resolved(path) else { throw .notAFile(path: path) }
         var info = stat()
         guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
         let folder = (real as NSString).deletingLastPathComponent
+        let name = (real as NSString).lastPathComponent
+        Self.removeAbandonedCopies(of: name, in: folder)
+        if let expected, FileStamp(info) != expected { throw .changedSinceAnalysis(path: path) }
         if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(real, W_OK) != 0 || access(folder, W_OK | X_OK) != 0 {
             throw .readOnly(path: path)
         }
         if Self.holds(try Self.read(real), tags) { return .unchanged }
 
-        let name = (real as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension
-        let temporary = folder + "/.\(name).cadenza-tags-\(getpid())" + (ext.isEmpty ? "" : ".\(ext)")
+        let temporary = folder + "/" + Self.copyPrefix(of: name) + "\(getpid())" + (ext.isEmpty ? "" : ".\(ext)")
         do {
+            if isCancelled() { throw TagWriteError.cancelled(path: path) }
             try Self.copy(real, to: temporary, mode: info.st_mode & 0o7777)
             let assignments = tags.keys.sorted().map { "\($0)=\(tags[$0] ?? "")" }.joined(separator: "\n")
             var error = [CChar](repeating: 0, count: 512)
@@ -211,14 +231,22 @@ public struct TagWriter: Sendable {
             guard Self.holds(try Self.read(temporary), tags) else {
                 throw TagWriteError.writeFailed(path: path, reason: "the tags did not read back")
             }
+            if isCancelled() { throw TagWriteError.cancelled(path: path) }
             if verifiesAudio {
-                guard let before = AudioFingerprint(path: real), let after = AudioFingerprint(path: temporary), before == after else {
-                    throw TagWriteError.audioChanged(path: path)
-                }
+                let before = AudioFingerprint(path: real, isCancelled: isCancelled)
+                let after = before == nil ? nil : AudioFingerprint(path: temporary, isCancelled: isCancelled)
+                if isCancelled() { throw TagWriteError.cancelled(path: path) }
+                guard let before, let after, before == after else { throw TagWriteError.audioChanged(path: path) }
             }
             _ = chown(temporary, info.st_uid, info.st_gid)  // as the owner may; ignored otherwise
             _ = chmod(temporary, info.st_mode & 0o7777)
             if let failure = Self.sync(temporary) { throw TagWriteError.replaceFailed(path: path, reason: failure) }
+            if isCancelled() { throw TagWriteError.cancelled(path: path) }
+            // Still the file that was copied (not renamed over meanwhile, not rewritten)?
+            var now = stat()
+            guard stat(real, &now) == 0, now.st_ino == info.st_ino, now.st_dev == info.st_dev, FileStamp(now) == FileStamp(info) else {
+                throw TagWriteError.changedSinceAnalysis(path: path)
+            }
             if rename(temporary, real) != 0 { throw TagWriteError.replaceFailed(path: path, reason: String(cString: strerror(errno))) }
             _ = Self.sync(folder)
             return .written
@@ -235,6 +263,26 @@ public struct TagWriter: Sendable {
 
     private static func string(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The start of a working copy's name: `.NAME.cadenza-tags-` (then the writer's process id).
+    static func copyPrefix(of name: String) -> String { ".\(name).cadenza-tags-" }
+
+    /// Removes working copies of `name` in `folder` left by a tagging process that no longer runs
+    /// (killed with SIGKILL or by a power cut while it tagged): `.NAME.cadenza-tags-PID[.EXT]`
+    /// whose PID is not a running process. Copies of running processes are left alone.
+    static func removeAbandonedCopies(of name: String, in folder: String) {
+        let prefix = copyPrefix(of: name)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let pid = pid_t(digits) else { continue }
+            let tail = rest.dropFirst(digits.count)
+            let ext = (name as NSString).pathExtension
+            guard tail.isEmpty || tail == "." + ext else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + entry) }
+        }
     }
 
     /// The path with symbolic links resolved, or `nil` when it does not exist.
@@ -295,13 +343,15 @@ public struct AudioFingerprint: Sendable, Hashable {
     /// The decoder's note on damage, if any.
     public var damage: String?
 
-    /// Decodes `path` with the project's decoder; `nil` when it does not decode.
-    public init?(path: String) {
+    /// Decodes `path` with the project's decoder; `nil` when it does not decode, or when
+    /// `isCancelled` turns true (polled at every decoded buffer).
+    public init?(path: String, isCancelled: () -> Bool = { false }) {
         guard let decoder = try? AudioDecoder(path: path) else { return nil }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var count = 0
         do {
             while let buffer = try decoder.read() {
+                if isCancelled() { return nil }
                 for sample in buffer.samples {
                     var bits = sample.bitPattern
                     for _ in 0..<4 {
@@ -328,21 +378,20 @@ extension TagWriter {
     /// so that a resumed batch finds the tagged file's report current (tagging changes only the
     /// tags: ``verifiesAudio`` checks that the decoded audio is the same).
     ///
-    /// The stamp is updated only when the file, just before tagging, still had the stamp the
-    /// report recorded before its analysis; a file changed by someone else meanwhile keeps the
-    /// report's old stamp, so the next resumed run analyses it again. When the tags were already
-    /// there (``Outcome/unchanged``) the report is returned as it is.
+    /// Only the file that was analysed is tagged: when the report records a stamp
+    /// (`source.size`, `source.modified`) the file must still have it, and must not be replaced
+    /// while it is tagged; otherwise ``TagWriteError/changedSinceAnalysis(path:)``, the file
+    /// untouched. When the tags were already there (``Outcome/unchanged``) the report is returned
+    /// as it is.
     public func tag(
         _ report: Report, keyNotation: KeyNotation = .standard, peak: PeakKind = .sample,
-        extraTags: [String: String] = [:]
+        extraTags: [String: String] = [:], isCancelled: @Sendable () -> Bool = { false }
     ) throws(TagWriteError) -> Report {
         let path = report.source.path
-        let before = FileStamp.of(path: path)
+        let expected = report.source.size.flatMap { size in report.source.modified.map { FileStamp(size: size, modified: $0) } }
         let tags = Self.tags(for: report, path: path, keyNotation: keyNotation, peak: peak).merging(extraTags) { $1 }
-        let outcome = try write(tags, to: path)
-        guard outcome == .written, let before, before.size == report.source.size, before.modified == report.source.modified,
-            let after = FileStamp.of(path: path)
-        else { return report }
+        let outcome = try write(tags, to: path, expected: expected, isCancelled: isCancelled)
+        guard outcome == .written, expected != nil, let after = FileStamp.of(path: path) else { return report }
         var tagged = report
         tagged.source.size = after.size
         tagged.source.modified = after.modified

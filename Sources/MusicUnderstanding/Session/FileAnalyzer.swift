@@ -43,7 +43,10 @@ public struct FileAnalyzer: Sendable {
         _ = try AnalysisRegistry.plan(for: types)  // an unavailable analysis fails before the input is opened
         try cancellation.check()
         let decoder: AudioDecoder
-        do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat) } catch { throw .decoding(error) }
+        do { decoder = try AudioDecoder(path: path, rawFormat: rawFormat, interrupt: cancellation) } catch {
+            try cancellation.check()  // an open given up because of the cancellation
+            throw .decoding(error)
+        }
         return try analyze(decoder, cancellation: cancellation, onLoudnessStep: onLoudnessStep, onProgress: onProgress)
     }
 
