@@ -312,7 +312,7 @@ final class FileTagger: Sendable {
 
 /// A report file read back (a kept report of a resumed batch); `nil` when it cannot be read.
 func readReport(_ path: String) -> Report? {
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    guard let data = FilePath.contents(path) else { return nil }
     return try? JSONLineDecoder().decode(Report.self, from: data)
 }
 

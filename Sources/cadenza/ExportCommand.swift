@@ -89,7 +89,7 @@ enum ExportCommand {
         var reports: [Report] = []
         for file in reportFiles(args.positionals, excluding: args[\.output], failed: &failed) {
             do throws(PlotError) {
-                guard let data = FileManager.default.contents(atPath: file) else {
+                guard let data = FilePath.contents(file) else {
                     throw PlotError.unreadableReport(path: file, reason: "cannot be read")
                 }
                 reports += try ReportPlot.reports(fromJSON: data, path: file)
@@ -135,23 +135,22 @@ enum ExportCommand {
         var files: [String] = []
         let excluded = output.map { ($0 as NSString).standardizingPath }
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let status = try? FilePath.status(path).get() else {
                 printError("error: \(sanitized(path)): no such file or folder")
                 failed = true
                 continue
             }
-            guard isDirectory.boolValue else { files.append(path); continue }
+            guard status.isDirectory else { files.append(path); continue }
             var found: [String] = []
             var stack = [path]
             while let folder = stack.popLast() {
                 if let excluded, (folder as NSString).standardizingPath == excluded, folder != path { continue }
-                guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+                // Raw names (FilePath): reports of inputs whose names are not UTF-8 are named so too.
+                guard let names = try? FilePath.contentsOfDirectory(folder).get() else { continue }
                 for name in names where !name.hasPrefix(".") {
                     let child = folder + "/" + name
-                    var childIsDirectory: ObjCBool = false
-                    guard FileManager.default.fileExists(atPath: child, isDirectory: &childIsDirectory) else { continue }
-                    if childIsDirectory.boolValue { stack.append(child) } else if ReportPlot.isReportFile(child) { found.append(child) }
+                    guard let status = try? FilePath.status(child).get() else { continue }
+                    if status.isDirectory { stack.append(child) } else if ReportPlot.isReportFile(child) { found.append(child) }
                 }
             }
             files += found.sorted()

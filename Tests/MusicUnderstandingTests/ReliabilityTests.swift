@@ -106,15 +106,46 @@ struct ReliabilityTests {
         try work.copy("tone_alac.m4a", toRaw: raw)
         let run = try await CLI.run(["analyze", "--for", "loudness", "--output", "out", "in"], in: work.root)
         #expect(run.status == 0, "\(run.err)")
-        let written = try work.files(under: "out")
+        // The report file mirrors the input's raw name (FileManager does not list names that are not UTF-8).
+        let folder = work.path("out/in")
+        let written = try FilePath.contentsOfDirectory(folder).get()
         try #require(written.count == 1, "\(written)")
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: work.path("out/" + written[0]))))
+        #expect(FilePath.bytes(of: written[0]) == Array("bad".utf8) + [0xFF, 0xFE, 0xC3] + Array(".m4a.json".utf8))
+        let report = try JSONDecoder().decode(Report.self, from: try #require(FilePath.contents(folder + "/" + written[0])))
         #expect(report.error == nil)
         #expect(FilePath.bytes(of: report.source.path) == raw, "the escaped path gives back the name's bytes")
         #expect(report.source.path.unicodeScalars.filter { (0x10FE80...0x10FEFF).contains($0.value) }.count == 3)
         // Named on the command line too (raw argv bytes, not Swift's repaired arguments).
         let named = try await Shell.run(#""$CADENZA" analyze --for loudness "$(printf 'in/bad\377\376\303.m4a')""#, in: work.root)
         #expect(named.status == 0, "\(named.err)")
+    }
+
+    @Test("Names that are not UTF-8: reports keep the file's stamp (a rerun keeps them), -o writes into the folder named, meter opens the file")
+    func nonUTF8NamesEverywhere() async throws {
+        let work = try Workspace()
+        try work.copy("tone_alac.m4a", toRaw: Array("a".utf8) + [0xFF] + Array("/b.m4a".utf8))
+        let script = #""$CADENZA" analyze --for loudness --no-progress -o "$(printf 'out\377')" "$(printf 'a\377')""#
+        let first = try await Shell.run(script, in: work.root)
+        #expect(first.status == 0, "\(first.err)")
+        // The report lies in the folder whose name is the byte 0xFF, not in one named U+10FEFF in UTF-8.
+        let out = FilePath.string(fromBytes: Array(work.root.path.utf8) + Array("/out".utf8) + [0xFF])
+        let reports = try FilePath.contentsOfDirectory(out).get()
+        #expect(reports.count == 1, "\(reports)")
+        let escapedInUTF8 = FilePath.string(fromBytes: Array(work.root.path.utf8) + Array("/out".utf8) + [0xF4, 0x8F, 0xBB, 0xBF])
+        #expect((try? FilePath.status(escapedInUTF8).get()) == nil, "a folder named U+10FEFF in UTF-8")
+        let folder = out + "/" + (reports.first ?? "")
+        let report = try #require(try FilePath.contentsOfDirectory(folder).get().first.flatMap { FilePath.contents(folder + "/" + $0) })
+        let decoded = try JSONDecoder().decode(Report.self, from: report)
+        #expect(decoded.source.size != nil && decoded.source.modified != nil, "the stamp of a non-UTF-8 name")
+        let again = try await Shell.run(script, in: work.root)
+        #expect(again.status == 0 && again.err.contains("0 analysed now, 1 current"), "\(again.err)")
+        let meter = try await Shell.run(#""$CADENZA" meter "$(printf 'a\377/b.m4a')" > /dev/null"#, in: work.root)
+        #expect(meter.status == 0, "\(meter.err)")
+        // Tagged through its raw name (the kept report's values, no new analysis).
+        let tagged = try await Shell.run(script.replacingOccurrences(of: "--no-progress", with: "--no-progress --write-tags"), in: work.root)
+        #expect(tagged.status == 0 && tagged.err.contains("0 analysed now, 1 current") && !tagged.err.contains("not tagged"), "\(tagged.err)")
+        let audio = FilePath.string(fromBytes: Array(work.root.path.utf8) + Array("/a".utf8) + [0xFF] + Array("/b.m4a".utf8))
+        #expect(TagWriter.holds(try TagWriter.read(audio), TagWriter.tags(for: decoded, path: audio)))
     }
 
     @Test("FilePath: escaping is exact both ways for any bytes, including bytes that spell the escape characters")

@@ -109,8 +109,7 @@ public final class BatchJob: Sendable {
         let discovered = discovery.inputs(from: paths)
         discoveredInputs = discovered.count
         if let shard {
-            var isDirectory: ObjCBool = false
-            let roots = paths.filter { $0 != "-" && FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && isDirectory.boolValue }
+            let roots = paths.filter { $0 != "-" && (try? FilePath.status($0).get())?.isDirectory == true }
             inputs = discovered.filter { shard.contains(relativePath: Shard.relativePath(of: $0, roots: roots)) }
         } else {
             inputs = discovered
@@ -169,17 +168,10 @@ public final class BatchJob: Sendable {
     /// Creates `dir` when missing and checks that reports can be written into it.
     /// - Throws: ``BatchError/unusableOutputFolder(path:reason:)`` with the system's reason.
     public static func prepareOutputFolder(_ dir: String) throws(BatchError) {
-        let fm = FileManager.default
-        do {
-            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            throw .unusableOutputFolder(path: dir, reason: ReportSink.reason(error))
+        if let error = FilePath.createDirectories(dir) {
+            throw .unusableOutputFolder(path: dir, reason: error.code == ENOTDIR ? "not a directory" : error.description)
         }
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .unusableOutputFolder(path: dir, reason: "not a directory")
-        }
-        if access(dir, W_OK | X_OK) != 0 {
+        if access(FilePath.cString(dir), W_OK | X_OK) != 0 {
             throw .unusableOutputFolder(path: dir, reason: String(cString: strerror(errno)))
         }
     }

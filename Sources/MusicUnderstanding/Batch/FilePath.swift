@@ -144,6 +144,24 @@ public enum FilePath {
                 type: UInt32(info.st_mode) & UInt32(S_IFMT), size: Int64(info.st_size)))
     }
 
+    /// Creates the folder `path` and its missing parents (`mkdir -p`, mode 0755 before the umask),
+    /// byte for byte as the name is; the error of the first folder that cannot be made, or
+    /// `ENOTDIR` when `path` exists and is not a directory.
+    public static func createDirectories(_ path: String) -> SystemError? {
+        let bytes = bytes(of: path)
+        var prefix: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            prefix.append(byte)
+            guard byte == UInt8(ascii: "/") || index == bytes.count - 1, prefix.contains(where: { $0 != UInt8(ascii: "/") }) else { continue }
+            let name = prefix.map { CChar(bitPattern: $0) } + [0]
+            if mkdir(name, 0o755) != 0, errno != EEXIST { return SystemError(errno) }
+        }
+        switch status(path) {
+        case .success(let status): return status.isDirectory ? nil : SystemError(ENOTDIR)
+        case .failure(let error): return error
+        }
+    }
+
     /// Whether the calling process may read `path` (and, for a directory, list it).
     public static func isReadable(_ path: String, directory: Bool = false) -> Bool {
         access(cString(path), directory ? R_OK | X_OK : R_OK) == 0

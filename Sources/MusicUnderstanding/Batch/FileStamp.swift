@@ -24,7 +24,7 @@ public struct FileStamp: Sendable, Hashable {
     public static func of(path: String) -> FileStamp? {
         guard path != "-" else { return nil }
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(FilePath.cString(path), &info) == 0 else { return nil }
         return FileStamp(info)
     }
 

@@ -93,16 +93,14 @@ public enum ReportSink: Sendable {
     static func writeAtomically(_ data: Data, to target: String) throws(WriteError) {
         let parent = (target as NSString).deletingLastPathComponent
         let folder = parent.isEmpty ? "." : parent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            var isDirectory: ObjCBool = false
-            let inTheWay = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && !isDirectory.boolValue
-            if inTheWay { throw WriteError(path: folder, reason: "exists and is not a directory") }
-            throw WriteError(path: folder, error: error, stream: false)
+        // Names are handled as raw bytes (``FilePath``): a folder or file whose name is not UTF-8
+        // is written where it says, not under the escaped characters' UTF-8.
+        if let error = FilePath.createDirectories(folder) {
+            if error.code == ENOTDIR || error.code == EEXIST { throw WriteError(path: folder, reason: "exists and is not a directory") }
+            throw WriteError(path: folder, error: NSError(domain: NSPOSIXErrorDomain, code: Int(error.code)), stream: false)
         }
         let temporary = Self.temporaryPath(for: target)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(FilePath.cString(temporary), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
@@ -110,12 +108,12 @@ public enum ReportSink: Sendable {
             try handle.close()
         } catch {
             try? handle.close()
-            unlink(temporary)
+            unlink(FilePath.cString(temporary))
             throw WriteError(path: target, error: error, stream: false)
         }
-        if rename(temporary, target) != 0 {
+        if rename(FilePath.cString(temporary), FilePath.cString(target)) != 0 {
             let code = errno
-            unlink(temporary)
+            unlink(FilePath.cString(temporary))
             throw WriteError(path: target, error: NSError(domain: NSPOSIXErrorDomain, code: Int(code)), stream: false)
         }
     }
@@ -142,11 +140,11 @@ public enum ReportSink: Sendable {
         var stack = [dir]
         let now = Date().timeIntervalSince1970
         while let folder = stack.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            guard let names = try? FilePath.contentsOfDirectory(folder).get() else { continue }
             for name in names {
                 let path = folder + "/" + name
                 var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
+                guard lstat(FilePath.cString(path), &info) == 0 else { continue }
                 if info.st_mode & S_IFMT == S_IFDIR { stack.append(path); continue }
                 guard name.hasPrefix("."), info.st_mode & S_IFMT == S_IFREG,
                     let marker = name.range(of: ".tmp-", options: .backwards)
@@ -156,7 +154,7 @@ public enum ReportSink: Sendable {
                 let host = owner[..<dash]
                 let old = now - (Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) * 1e-9) > age
                 let writerGone = host == hostName && kill(pid, 0) != 0 && errno == ESRCH
-                if (old || writerGone) && unlink(path) == 0 { removed.append(path) }
+                if (old || writerGone) && unlink(FilePath.cString(path)) == 0 { removed.append(path) }
             }
         }
         return removed.sorted()
@@ -217,5 +215,14 @@ public enum ReportSink: Sendable {
             }
             throw error
         }
+    }
+}
+
+extension FilePath {
+    /// The whole contents of the regular file at `path` (its raw name), or nil when it cannot be read.
+    public static func contents(_ path: String) -> Data? {
+        let fd = open(cString(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        return try? FileHandle(fileDescriptor: fd, closeOnDealloc: true).readToEnd() ?? Data()
     }
 }

@@ -39,7 +39,7 @@ public struct ReportHead: Sendable, Hashable, Decodable {
 
     /// The head of the report file at `path`, or nil when there is none or it cannot be read.
     public static func read(path: String) -> ReportHead? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = FilePath.contents(path) else { return nil }
         return read(from: data)
     }
 }

@@ -139,7 +139,7 @@ public final class CatalogIndex {
                 seen.insert(file)
                 guard let stamp = FileStamp.of(path: file) else { continue }
                 if known[file] == stamp { update.unchanged += 1; continue }
-                guard let data = FileManager.default.contents(atPath: file),
+                guard let data = FilePath.contents(file),
                     let report = try? JSONLineDecoder().decode(Report.self, from: data)
                 else {
                     update.notReports.append(file)
@@ -209,21 +209,22 @@ public final class CatalogIndex {
 
     /// Every report file below `root` (sorted), hidden files and folders skipped.
     static func reportFiles(in root: String) throws(CatalogError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+        // Raw names (FilePath): reports of inputs whose names are not UTF-8 are named so too.
+        guard (try? FilePath.status(root).get())?.isDirectory == true else {
             throw .unreadableFolder(path: root, reason: "not a folder")
         }
         var files: [String] = []
         var stack = [root]
         while let dir = stack.popLast() {
             let names: [String]
-            do { names = try FileManager.default.contentsOfDirectory(atPath: dir) } catch {
-                throw .unreadableFolder(path: dir, reason: ReportSink.reason(error))
+            switch FilePath.contentsOfDirectory(dir) {
+            case .success(let found): names = found
+            case .failure(let error): throw .unreadableFolder(path: dir, reason: error.description)
             }
             for name in names where !name.hasPrefix(".") {
                 let path = dir + "/" + name
                 var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
+                guard lstat(FilePath.cString(path), &info) == 0 else { continue }
                 if info.st_mode & S_IFMT == S_IFDIR { stack.append(path); continue }
                 if info.st_mode & S_IFMT == S_IFREG, name.hasSuffix(".json") { files.append(path) }
             }

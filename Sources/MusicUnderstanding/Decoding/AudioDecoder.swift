@@ -58,7 +58,7 @@ public final class AudioDecoder {
     /// `http://host/x.mp3`, `"lavfi"` for `lavfi:sine=f=1000`; `nil` for a file (existing or not)
     /// and for "-" (standard input).
     public static func inputScheme(_ path: String) -> String? {
-        guard path != "-", !FileManager.default.fileExists(atPath: path) else { return nil }
+        guard path != "-", (try? FilePath.status(path).get()) == nil else { return nil }
         if let range = path.range(of: "://"), range.lowerBound != path.startIndex {
             let scheme = path[..<range.lowerBound]
             if scheme.first?.isLetter == true,

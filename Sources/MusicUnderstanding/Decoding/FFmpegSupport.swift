@@ -53,7 +53,7 @@ enum FFmpeg {
     static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
         guard let colon = path.firstIndex(of: ":") else { return nil }
         let name = String(path[..<colon])
-        guard audioDevices.contains(name), !FileManager.default.fileExists(atPath: path) else { return nil }
+        guard audioDevices.contains(name), (try? FilePath.status(path).get()) == nil else { return nil }
         silenceLogs()
         guard let format = av_find_input_format(name) else { return nil }
         return (format, String(path[path.index(after: colon)...]))

@@ -72,8 +72,13 @@ extension ReportPlot {
         let report: Report
         if isReportFile(path) {
             let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw .unreadableReport(path: path, reason: ReportSink.reason(error))
+            switch FilePath.status(path) {
+            case .failure(let error): throw .unreadableReport(path: path, reason: error.description)
+            case .success:
+                guard let contents = FilePath.contents(path) else {
+                    throw .unreadableReport(path: path, reason: FilePath.isReadable(path) ? "cannot be read" : FilePath.SystemError(EACCES).description)
+                }
+                data = contents
             }
             guard let first = try reports(fromJSON: data, path: path).first else {
                 throw .notAReport(path: path, reason: "no report in the file")

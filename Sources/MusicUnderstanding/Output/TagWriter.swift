@@ -169,7 +169,7 @@ public struct TagWriter: Sendable {
             var error = [CChar](repeating: 0, count: 512)
             let needed = out.withUnsafeMutableBufferPointer { o in
                 error.withUnsafeMutableBufferPointer { e in
-                    cadenza_tags_read(path, o.baseAddress, o.count, e.baseAddress, e.count)
+                    cadenza_tags_read(FilePath.cString(path), o.baseAddress, o.count, e.baseAddress, e.count)
                 }
             }
             if needed < 0 { throw .notTaggable(path: path, reason: Self.string(error)) }
@@ -209,12 +209,13 @@ public struct TagWriter: Sendable {
     ) throws(TagWriteError) -> Outcome {
         guard path != "-", let real = Self.resolved(path) else { throw .notAFile(path: path) }
         var info = stat()
-        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        guard stat(FilePath.cString(real), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
         let folder = (real as NSString).deletingLastPathComponent
         let name = (real as NSString).lastPathComponent
         Self.removeAbandonedCopies(of: name, in: folder)
         if let expected, FileStamp(info) != expected { throw .changedSinceAnalysis(path: path) }
-        if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(real, W_OK) != 0 || access(folder, W_OK | X_OK) != 0 {
+        if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(FilePath.cString(real), W_OK) != 0 || access(FilePath.cString(folder), W_OK | X_OK) != 0
+        {
             throw .readOnly(path: path)
         }
         if Self.holds(try Self.read(real), tags) { return .unchanged }
@@ -226,7 +227,7 @@ public struct TagWriter: Sendable {
             try Self.copy(real, to: temporary, mode: info.st_mode & 0o7777)
             let assignments = tags.keys.sorted().map { "\($0)=\(tags[$0] ?? "")" }.joined(separator: "\n")
             var error = [CChar](repeating: 0, count: 512)
-            let status = error.withUnsafeMutableBufferPointer { e in cadenza_tags_write(temporary, assignments, e.baseAddress, e.count) }
+            let status = error.withUnsafeMutableBufferPointer { e in cadenza_tags_write(FilePath.cString(temporary), assignments, e.baseAddress, e.count) }
             if status != 0 { throw TagWriteError.writeFailed(path: path, reason: Self.string(error)) }
             guard Self.holds(try Self.read(temporary), tags) else {
                 throw TagWriteError.writeFailed(path: path, reason: "the tags did not read back")
@@ -238,23 +239,25 @@ public struct TagWriter: Sendable {
                 if isCancelled() { throw TagWriteError.cancelled(path: path) }
                 guard let before, let after, before == after else { throw TagWriteError.audioChanged(path: path) }
             }
-            _ = chown(temporary, info.st_uid, info.st_gid)  // as the owner may; ignored otherwise
-            _ = chmod(temporary, info.st_mode & 0o7777)
+            _ = chown(FilePath.cString(temporary), info.st_uid, info.st_gid)  // as the owner may; ignored otherwise
+            _ = chmod(FilePath.cString(temporary), info.st_mode & 0o7777)
             if let failure = Self.sync(temporary) { throw TagWriteError.replaceFailed(path: path, reason: failure) }
             if isCancelled() { throw TagWriteError.cancelled(path: path) }
             // Still the file that was copied (not renamed over meanwhile, not rewritten)?
             var now = stat()
-            guard stat(real, &now) == 0, now.st_ino == info.st_ino, now.st_dev == info.st_dev, FileStamp(now) == FileStamp(info) else {
+            guard stat(FilePath.cString(real), &now) == 0, now.st_ino == info.st_ino, now.st_dev == info.st_dev, FileStamp(now) == FileStamp(info) else {
                 throw TagWriteError.changedSinceAnalysis(path: path)
             }
-            if rename(temporary, real) != 0 { throw TagWriteError.replaceFailed(path: path, reason: String(cString: strerror(errno))) }
+            if rename(FilePath.cString(temporary), FilePath.cString(real)) != 0 {
+                throw TagWriteError.replaceFailed(path: path, reason: String(cString: strerror(errno)))
+            }
             _ = Self.sync(folder)
             return .written
         } catch let error as TagWriteError {
-            unlink(temporary)
+            unlink(FilePath.cString(temporary))
             throw error
         } catch {
-            unlink(temporary)
+            unlink(FilePath.cString(temporary))
             throw .writeFailed(path: path, reason: "\(error)")
         }
     }
@@ -273,7 +276,7 @@ public struct TagWriter: Sendable {
     /// whose PID is not a running process. Copies of running processes are left alone.
     static func removeAbandonedCopies(of name: String, in folder: String) {
         let prefix = copyPrefix(of: name)
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        guard let entries = try? FilePath.contentsOfDirectory(folder).get() else { return }
         for entry in entries where entry.hasPrefix(prefix) {
             let rest = entry.dropFirst(prefix.count)
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
@@ -281,22 +284,24 @@ public struct TagWriter: Sendable {
             let tail = rest.dropFirst(digits.count)
             let ext = (name as NSString).pathExtension
             guard tail.isEmpty || tail == "." + ext else { continue }
-            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + entry) }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { unlink(FilePath.cString(folder + "/" + entry)) }
         }
     }
 
     /// The path with symbolic links resolved, or `nil` when it does not exist.
     private static func resolved(_ path: String) -> String? {
-        let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        return FileManager.default.fileExists(atPath: url.path) ? url.path : nil
+        // realpath(3) on the raw bytes, so a name that is not UTF-8 is found (FilePath escapes).
+        guard let real = realpath(FilePath.cString(path), nil) else { return nil }
+        defer { free(real) }
+        return FilePath.string(fromBytes: UnsafeBufferPointer(start: real, count: strlen(real)).map { UInt8(bitPattern: $0) })
     }
 
     /// Copies `source` to a new file `target` (which must not exist) in 1 MiB chunks and flushes it.
     private static func copy(_ source: String, to target: String, mode: mode_t) throws(TagWriteError) {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
+        let input = open(FilePath.cString(source), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .copyFailed(path: source, reason: String(cString: strerror(errno))) }
         defer { close(input) }
-        let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let output = open(FilePath.cString(target), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw .copyFailed(path: source, reason: String(cString: strerror(errno))) }
         defer { close(output) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -322,7 +327,7 @@ public struct TagWriter: Sendable {
 
     /// `fsync` of a file or folder; the reason when it fails.
     private static func sync(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(FilePath.cString(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
         return fsync(fd) == 0 ? nil : String(cString: strerror(errno))

@@ -53,14 +53,14 @@ public actor MusicUnderstandingSession {
     /// Opens a path ("-" for standard input); with `rawFormat` the input is headerless PCM.
     public init(path: String, rawFormat: RawPCMFormat? = nil, configuration: AnalysisConfiguration = .init()) throws {
         if path != "-", !path.contains("://"), rawFormat != nil || !AudioDecoder.isDevice(path) {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            // Raw bytes (FilePath): a name that is not UTF-8, as the command line escapes it, is found.
+            guard let status = try? FilePath.status(path).get() else {
                 throw AnalysisError.decoding(.fileNotFound(path: path))
             }
-            if isDirectory.boolValue {
+            if status.isDirectory {
                 throw AnalysisError.decoding(.corruptData(path: path, reason: "is a directory"))
             }
-            guard FileManager.default.isReadableFile(atPath: path) else {
+            guard FilePath.isReadable(path) else {
                 throw AnalysisError.decoding(.permissionDenied(path: path))
             }
         }
