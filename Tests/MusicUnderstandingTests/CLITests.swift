@@ -208,6 +208,12 @@ struct CLITests {
         // /dev/zero never ends: refused after 64 KB, not read into memory.
         let endless = try await CLI.run(["analyze", "--configuration", "/dev/zero", "Fixtures/tone_2s_stereo.flac"], timeout: 30)
         #expect(!endless.timedOut && endless.status == 2 && endless.err.contains("larger than 64 KB"), "\(endless.err)")
+        // A valid file just under the cap (60 KB, mostly spaces) works: workers get the settings
+        // re-encoded compactly on their command line, never the file as it was.
+        let padded = #"{"rhythm": {"meters": [3]}"# + String(repeating: " ", count: 60_000) + "}"
+        let large = try await CLI.run(["analyze", "--for", "rhythm", "--configuration", try file("padded.json", padded), "Fixtures/tone_2s_stereo.flac"])
+        #expect(large.status == 0 && large.lines.count == 1, "\(large.err)")
+        #expect(large.out.contains(#""configuration":"custom-"#))
     }
 
     @Test("analyze opens files, folders and '-' only: URLs, concat: and devices get protocolNotAllowed unless --allow-protocols")
