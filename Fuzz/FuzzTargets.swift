@@ -55,7 +55,7 @@ public func cadenzaFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         precondition(FilePath.bytes(of: escaped) == bytes, "FilePath round trip")
     case "args":
         let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        let spec = CommandSpec<FuzzOptions>(name: "analyze", abstract: "fuzz", usage: "fuzz")
+        let spec = CommandSpec<FuzzOptions>(name: "analyze", abstract: "fuzz", operands: "<path>...")
         if let parsed = try? ParsedArguments(arguments, spec: spec) {
             _ = parsed[\.jobs]
             _ = parsed[\.analyses]

@@ -138,8 +138,21 @@ extension OptionGroup {
 struct CommandSpec<Options: OptionGroup>: Sendable {
     var name: String
     var abstract: String
-    var usage: String
+    /// What follows the options on the usage line (`<path>...`).
+    var operands: String
+    /// Options the command needs, by their primary name: shown without brackets.
+    var required: Set<String> = []
     var discussion: String = ""
+
+    /// The usage line, generated from the option declarations in their order, so it lists every
+    /// option: `cadenza analyze [--for <list>] ... <path>...`.
+    var usage: String {
+        let options = Options.specs.map { o in
+            let text = o.primary + (o.value.map { " <\($0)>" } ?? "")
+            return required.contains(o.primary) ? text : "[\(text)]"
+        }
+        return (["cadenza", name] + options + (operands.isEmpty ? [] : [operands])).joined(separator: " ")
+    }
 
     var help: String {
         var s = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n\nOPTIONS:\n"

@@ -14,7 +14,7 @@ enum BenchCommand {
     static let spec = CommandSpec<BenchOptions>(
         name: "bench",
         abstract: "Measure analysis speed on one file, beside ffmpeg's ebur128 filter on the same file.",
-        usage: "cadenza bench [--repeat <n>] [--no-peer] <file>",
+        operands: "<file>",
         discussion: """
             Every stage runs on one core. Times are process CPU seconds; 'x real time' is the audio \
             duration divided by them. The peer is `ffmpeg -af ebur128=peak=true` (decode included, as ours).

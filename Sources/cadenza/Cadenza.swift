@@ -21,6 +21,7 @@ struct Cadenza {
           index       Build or update a SQLite index of report folders.
           query       List indexed tracks by tempo and key (harmonic mixing).
           completions Print a bash, zsh or fish completion script.
+          man         Print the manual page (man -l <(cadenza man)).
 
         See 'cadenza <command> --help' for the options of a command.
         """
@@ -42,6 +43,7 @@ struct Cadenza {
         case "index": status = await IndexCommand.run(arguments)
         case "query": status = await QueryCommand.run(arguments)
         case "completions": status = await CompletionsCommand.run(arguments)
+        case "man": status = await ManCommand.run(arguments)
         case "worker": status = WorkerCommand.run(arguments)  // hidden: analyze's worker processes
         case "--help", "-h", "help":
             print(overview)

@@ -11,7 +11,7 @@ enum IndexCommand {
     static let spec = CommandSpec<IndexOptions>(
         name: "index",
         abstract: "Build or update a SQLite index of report folders (from analyze --output).",
-        usage: "cadenza index <report-folder>... --db <file>",
+        operands: "<report-folder>...", required: ["--db"],
         discussion: """
             One row per report file in table 'tracks' (path, duration, bpm, beats_per_bar, key, camelot, \
             integrated_lufs, loudness_range_lu, true_peak_dbtp, sections, error_code, ..., report). A rerun reads \
@@ -72,8 +72,7 @@ enum QueryCommand {
     static let spec = CommandSpec<QueryOptions>(
         name: "query",
         abstract: "List tracks of a catalog index by tempo and key (harmonic mixing).",
-        usage:
-            "cadenza query <db> [--bpm <lo-hi> [--half-double]] [--key <key>] [--compatible] [--errors] [--sort <order>] [--limit <n>] [--format table|ndjson|csv]",
+        operands: "<db>",
         discussion: """
             Rows are ordered by path, or by --sort. --bpm matches the tempo rounded to a whole number (120 \
             matches 119.96); --half-double also matches half and double tempo. Energy is Cadenza's own level \

@@ -10,7 +10,7 @@ enum CompletionsCommand {
     static let spec = CommandSpec<CompletionsOptions>(
         name: "completions",
         abstract: "Print a shell completion script (bash, zsh or fish), generated from the option declarations.",
-        usage: "cadenza completions bash|zsh|fish",
+        operands: "bash|zsh|fish",
         discussion: """
             bash: cadenza completions bash > ~/.local/share/bash-completion/completions/cadenza
             zsh:  cadenza completions zsh > ~/.zfunc/_cadenza  (with fpath+=~/.zfunc before compinit)
@@ -24,19 +24,40 @@ enum CompletionsCommand {
         var options: [OptionSpec]
         /// Whether its positional arguments are files.
         var takesFiles = true
+        /// The generated usage line.
+        var usage = ""
+        /// The help's discussion (exit status, examples).
+        var discussion = ""
     }
 
     /// The public commands, in the overview's order.
     static var commands: [Command] {
         [
-            Command(name: "analyze", abstract: AnalyzeCommand.spec.abstract, options: AnalyzeOptions.specs),
-            Command(name: "export", abstract: ExportCommand.spec.abstract, options: ExportCommandOptions.specs),
-            Command(name: "plot", abstract: PlotCommand.spec.abstract, options: PlotOptions.specs),
-            Command(name: "meter", abstract: MeterCommand.spec.abstract, options: MeterOptions.specs),
-            Command(name: "bench", abstract: BenchCommand.spec.abstract, options: BenchOptions.specs),
-            Command(name: "index", abstract: IndexCommand.spec.abstract, options: IndexOptions.specs),
-            Command(name: "query", abstract: QueryCommand.spec.abstract, options: QueryOptions.specs),
-            Command(name: "completions", abstract: spec.abstract, options: [], takesFiles: false),
+            Command(
+                name: "analyze", abstract: AnalyzeCommand.spec.abstract, options: AnalyzeOptions.specs, usage: AnalyzeCommand.spec.usage,
+                discussion: AnalyzeCommand.spec.discussion),
+            Command(
+                name: "export", abstract: ExportCommand.spec.abstract, options: ExportCommandOptions.specs, usage: ExportCommand.spec.usage,
+                discussion: ExportCommand.spec.discussion),
+            Command(
+                name: "plot", abstract: PlotCommand.spec.abstract, options: PlotOptions.specs, usage: PlotCommand.spec.usage,
+                discussion: PlotCommand.spec.discussion),
+            Command(
+                name: "meter", abstract: MeterCommand.spec.abstract, options: MeterOptions.specs, usage: MeterCommand.spec.usage,
+                discussion: MeterCommand.spec.discussion),
+            Command(
+                name: "bench", abstract: BenchCommand.spec.abstract, options: BenchOptions.specs, usage: BenchCommand.spec.usage,
+                discussion: BenchCommand.spec.discussion),
+            Command(
+                name: "index", abstract: IndexCommand.spec.abstract, options: IndexOptions.specs, usage: IndexCommand.spec.usage,
+                discussion: IndexCommand.spec.discussion),
+            Command(
+                name: "query", abstract: QueryCommand.spec.abstract, options: QueryOptions.specs, usage: QueryCommand.spec.usage,
+                discussion: QueryCommand.spec.discussion),
+            Command(name: "completions", abstract: spec.abstract, options: [], takesFiles: false, usage: spec.usage, discussion: spec.discussion),
+            Command(
+                name: "man", abstract: ManCommand.spec.abstract, options: [], takesFiles: false, usage: ManCommand.spec.usage,
+                discussion: ManCommand.spec.discussion),
         ]
     }
 

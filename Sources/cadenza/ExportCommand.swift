@@ -71,7 +71,7 @@ enum ExportCommand {
     static let spec = CommandSpec<ExportCommandOptions>(
         name: "export",
         abstract: "Convert saved reports (from analyze) into another format without analysing again.",
-        usage: "cadenza export <report.json|dir>... --format <format> [--output <dir>] [--frame-rate <fps>] [--markers <list>] [--key-notation <notation>]",
+        operands: "<report.json|dir>...", required: ["--format"],
         discussion: """
             Inputs are report files as analyze writes them (one report, a JSON array, or NDJSON lines: \
             .json, .ndjson, .jsonl) or folders of them (walked recursively, e.g. an analyze --output folder). \

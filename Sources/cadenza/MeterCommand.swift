@@ -30,7 +30,7 @@ enum MeterCommand {
     static let spec = CommandSpec<MeterOptions>(
         name: "meter",
         abstract: "Live EBU R128 loudness: one line per 100 ms of audio.",
-        usage: "cadenza meter [--format f32le|s16le --rate <hz> --channels <n>] [--ndjson] [--target <lufs>] [--realtime] [PATH|-]",
+        operands: "[<path>|-]",
         discussion: """
             The input is '-' (standard input, the default) or anything FFmpeg opens (a file, a URL, a device). \
             Without --format it is decoded by FFmpeg; with --format it is headerless PCM.

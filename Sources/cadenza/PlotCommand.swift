@@ -14,7 +14,7 @@ enum PlotCommand {
     static let spec = CommandSpec<PlotOptions>(
         name: "plot",
         abstract: "Draw a report: loudness, beats and bars, sections, key, instrument activity and pace over time.",
-        usage: "cadenza plot <file> [--output <file.html|file.svg>]",
+        operands: "<file>",
         discussion: """
             <file> is audio (analysed with every analysis) or a report that 'cadenza analyze' wrote \
             (.json, .ndjson or .jsonl: one report, an array, or NDJSON; the first report is drawn), so \

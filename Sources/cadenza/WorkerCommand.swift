@@ -20,7 +20,7 @@ struct WorkerOptions: OptionGroup {
 enum WorkerCommand {
     static let spec = CommandSpec<WorkerOptions>(
         name: "worker", abstract: "Internal: a worker process of 'cadenza analyze'.",
-        usage: "cadenza worker [--for <list>] [--address-space <bytes>] [--configuration <json>]")
+        operands: "")
 
     static func run(_ arguments: [String]) -> Int32 {
         let args = Cadenza.parse(arguments, spec)

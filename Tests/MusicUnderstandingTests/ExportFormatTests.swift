@@ -467,4 +467,32 @@ struct ExportCLITests {
         let alias = try await CLI.run(["analyze", "--for", "instrument-activity", "--no-progress", "Fixtures/tone_2s_stereo.flac"])
         #expect(alias.status == 0 && alias.out.contains("\"instrumentActivity\""), "\(alias.err)")
     }
+
+    @Test("Usage lines are generated: every declared option of every command is on its usage line, in --help and in usage errors")
+    func usageLinesListEveryOption() async throws {
+        for command in ["analyze", "export", "plot", "meter", "bench", "index", "query", "completions", "man"] {
+            let help = try await CLI.run([command, "--help"])
+            let usage = try #require(help.out.split(separator: "\n").first { $0.hasPrefix("USAGE: cadenza \(command)") }, "\(command)")
+            let declared = help.out.split(separator: "\n").filter { $0.hasPrefix("  --") && !$0.hasPrefix("  --help") }
+                .map { String($0.dropFirst(2).prefix { $0 != "," && $0 != " " }) }
+            for option in declared { #expect(usage.contains(option), "\(command): \(option) missing from \(usage)") }
+        }
+        let analyze = try await CLI.run(["analyze", "--bogus"])
+        #expect(analyze.status == 2 && analyze.err.contains("[--key-notation <notation>]") && analyze.err.contains("[--progress-interval <s>]"))
+    }
+
+    @Test("cadenza man: a troff page generated from the declarations; docs/cadenza.1 is that page (regenerate: cadenza man > docs/cadenza.1)")
+    func manPage() async throws {
+        let man = try await CLI.run(["man"])
+        #expect(man.status == 0 && man.out.hasPrefix(".TH CADENZA 1"))
+        for option in ["\\-\\-key\\-notation", "\\-\\-progress\\-interval", "\\-\\-allow\\-protocols", ".SS query", ".SS man"] {
+            #expect(man.out.contains(option), "\(option)")
+        }
+        let committed = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/cadenza.1"), encoding: .utf8)
+        #expect(committed == man.out, "docs/cadenza.1 is stale: run cadenza man > docs/cadenza.1")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            let rendered = try await Shell.run(#"man --warnings -l docs/cadenza.1 2>&1 >/dev/null"#)
+            #expect(rendered.status == 0 && rendered.out.isEmpty, "troff warnings: \(rendered.out)")
+        }
+    }
 }
