@@ -3,7 +3,7 @@
 # already installed are not touched. Run as root or with sudo available.
 set -euo pipefail
 
-PACKAGES="loudgain pkg-config libavformat-dev libavdevice-dev libavcodec-dev libavutil-dev libswresample-dev libfftw3-dev libsndfile1-dev libtag1-dev libsqlite3-dev ffmpeg"
+PACKAGES="loudgain librsvg2-bin pkg-config libavformat-dev libavdevice-dev libavcodec-dev libavutil-dev libswresample-dev libfftw3-dev libsndfile1-dev libtag1-dev libsqlite3-dev ffmpeg"
 
 missing=""
 for p in $PACKAGES; do

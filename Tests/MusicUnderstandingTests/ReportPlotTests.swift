@@ -143,9 +143,11 @@ extension [SVGElements.Element] {
         #expect(elements.inLane(.vocal).contains { $0.text == "instrument activity not analysed" })
         #expect(elements.contains { $0.name == "text" && $0.text == "a<b>&\"c\".wav" }, "names are escaped and read back")
         let html = plot.html().lowercased()
-        for forbidden in ["<script", "<link", "@import", "url(", "@font-face", "src=", "href=", "https:"] {
+        for forbidden in ["<script", "<link", "@import", "url(", "@font-face", "src=", "https:"] {
             #expect(!html.contains(forbidden), "\(forbidden)")
         }
+        // Links only to anchors in the page itself (the zoom levels).
+        #expect(html.components(separatedBy: "href=\"").dropFirst().allSatisfy { $0.hasPrefix("#") })
         #expect(html.components(separatedBy: "http://").count == 2, "only the SVG namespace URI")
         #expect(html.hasPrefix("<!doctype html>") && html.contains("<svg"))
     }
@@ -199,13 +201,13 @@ extension [SVGElements.Element] {
         let record = dir.appendingPathComponent("bad.json")
         try Report(path: "x.mp3", error: AudioDecodingError.fileNotFound(path: "x.mp3")).jsonLine().write(to: record)
         #expect(throws: PlotError.errorRecord(path: "x.mp3", message: "x.mp3: no such file")) { try ReportPlot.report(for: record.path) }
-        #expect(ReportPlot.FileKind(path: "x.SVG") == .svg && ReportPlot.FileKind(path: "x.htm") == .html && ReportPlot.FileKind(path: "x.png") == nil)
+        #expect(ReportPlot.FileKind(path: "x.SVG") == .svg && ReportPlot.FileKind(path: "x.htm") == .html && ReportPlot.FileKind(path: "x.png") == .png && ReportPlot.FileKind(path: "x.pdf") == nil)
     }
 }
 
 @Suite(.enabled(if: CLI.executable != nil, "the cadenza executable is not built"))
 struct PlotCLITests {
-    @Test("cadenza plot REPORT.json -o x.svg / x.html draws without analysing; bad input exit 1 and no file; .png exit 2")
+    @Test("cadenza plot REPORT.json -o x.svg / x.html draws without analysing; bad input exit 1 and no file; .pdf exit 2")
     func plotCommand() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-plotcli-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -223,11 +225,58 @@ struct PlotCLITests {
         let bad = try await CLI.run(["plot", "Fixtures/random_bytes.flac", "-o", dir.appendingPathComponent("bad.html").path])
         #expect(bad.status == 1 && bad.err.contains("random_bytes.flac"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.html").path))
-        let png = try await CLI.run(["plot", report.path, "-o", dir.appendingPathComponent("x.png").path])
-        #expect(png.status == 2 && png.err.contains(".html or .svg"))
+        let pdf = try await CLI.run(["plot", report.path, "-o", dir.appendingPathComponent("x.pdf").path])
+        #expect(pdf.status == 2 && pdf.err.contains(".html, .svg or .png"))
         let audio = try await CLI.run(["plot", "Fixtures/tone_2s_stereo.flac", "-o", dir.appendingPathComponent("tone.svg").path])
         #expect(audio.status == 0, "\(audio.err)")
         let tone = try String(contentsOf: dir.appendingPathComponent("tone.svg"), encoding: .utf8)
         #expect(tone.contains("tone_2s_stereo.flac") && tone.contains(">0:02<") && tone.contains("LUFS<"), "analysed, then drawn")
+    }
+}
+
+extension PlotCLITests {
+    @Test("Several reports on one page (every report of an NDJSON file, and more files), zoom links in CSS alone, one stacked SVG, PNG via rsvg-convert")
+    func severalReports() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cadenza-plotmany-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = dir.appendingPathComponent("two.ndjson")
+        let failed = Report(path: "gone.wav", error: AnalysisError.decoding(.fileNotFound(path: "gone.wav")))
+        try (SampleReport.report(path: "a.flac").jsonLine() + Data([0x0A]) + failed.jsonLine() + Data([0x0A])
+            + SampleReport.report(path: "b.flac").jsonLine() + Data([0x0A])).write(to: lines)
+        let single = dir.appendingPathComponent("c.json")
+        try SampleReport.report(path: "c.flac").jsonLine().write(to: single)
+
+        let html = dir.appendingPathComponent("page.html")
+        let run = try await CLI.run(["plot", lines.path, single.path, "-o", html.path])
+        #expect(run.status == 0, "\(run.err)")
+        let page = try String(contentsOf: html, encoding: .utf8)
+        #expect(page.components(separatedBy: "<section>").count == 4, "three plots, the error record left out")
+        for name in ["a.flac", "b.flac", "c.flac"] { #expect(page.contains(">\(name)<")) }
+        #expect(page.contains(##"<a href="#zoom4">4×</a>"##) && page.contains("#zoom4:target ~ .plots svg { width: 4800px"))
+        #expect(!page.lowercased().contains("<script"))
+
+        let svg = dir.appendingPathComponent("page.svg")
+        #expect(try await CLI.run(["plot", lines.path, single.path, "-o", svg.path]).status == 0)
+        let stacked = try Data(contentsOf: svg)
+        let parser = XMLParser(data: stacked)
+        #expect(parser.parse(), "the stacked SVG is well-formed XML")
+        let text = String(decoding: stacked, as: UTF8.self)
+        #expect(text.components(separatedBy: "<svg ").count == 5, "one outer SVG holding three plots")
+
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") {
+            let png = dir.appendingPathComponent("page.png")
+            let made = try await CLI.run(["plot", single.path, "-o", png.path])
+            #expect(made.status == 0, "\(made.err)")
+            let bytes = try Data(contentsOf: png)
+            #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+            // IHDR: width then height, big-endian, at bytes 16 and 20.
+            let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+            #expect(width == Int(ReportPlot.Layout().width))
+        }
+        // A missing input is named; the others are still drawn, exit status 1.
+        let partly = try await CLI.run(["plot", single.path, dir.appendingPathComponent("missing.json").path, "-o", html.path])
+        #expect(partly.status == 1 && partly.err.contains("missing.json"), "\(partly.err)")
+        #expect(try String(contentsOf: html, encoding: .utf8).components(separatedBy: "<section>").count == 2)
     }
 }

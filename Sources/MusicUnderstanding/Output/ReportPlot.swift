@@ -155,8 +155,26 @@ public struct ReportPlot: Sendable {
     }
 
     /// A self-contained HTML page: the SVG inline, the headline values as text, nothing fetched.
-    public func html() -> String {
-        let title = SVGText.escape((report.source.path as NSString).lastPathComponent)
+    public func html() -> String { Self.page([self]) }
+
+    /// Zoom factors the HTML page offers.
+    static let zoomLevels = [2, 4, 8]
+
+    /// A self-contained HTML page of several plots, one under the other, with zoom links
+    /// (2×, 4×, 8× wider, scrolled sideways) done in CSS alone (`:target`): no scripts, nothing fetched.
+    public static func page(_ plots: [ReportPlot]) -> String {
+        let width = plots.map(\.layout.width).max() ?? Layout().width
+        let left = Int(plots.first?.layout.left ?? Layout().left)
+        let title =
+            plots.count == 1
+            ? SVGText.escape(((plots.first?.report.source.path ?? "") as NSString).lastPathComponent)
+            : "\(plots.count) reports"
+        let zoomCSS = zoomLevels.map { "#zoom\($0):target ~ .plots svg { width: \(Int(width) * $0)px; height: auto; }" }.joined(separator: "\n")
+        let anchors = zoomLevels.map { #"<span id="zoom\#($0)"></span>"# }.joined()
+        let links = (["<a href=\"#\">1×</a>"] + zoomLevels.map { "<a href=\"#zoom\($0)\">\($0)×</a>" }).joined(separator: " ")
+        let body = plots.map { plot in
+            "<section>\n\(plot.svg())\n<p class=\"note\">\(SVGText.escape(plot.notes))</p>\n</section>"
+        }.joined(separator: "\n")
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -166,16 +184,41 @@ public struct ReportPlot: Sendable {
             <style>
             html, body { margin: 0; padding: 0; background: \(Palette.background); font-family: sans-serif; }
             svg { display: block; }
-            p.note { margin: 8px \(Int(layout.left))px; color: #555; font-size: 12px; max-width: \(Int(layout.plotWidth))px; }
+            nav { margin: 8px \(left)px; font-size: 12px; color: #555; }
+            .plots { overflow-x: auto; }
+            p.note { margin: 8px \(left)px; color: #555; font-size: 12px; max-width: \(Int(width) - 2 * left)px; }
+            \(zoomCSS)
             </style>
             </head>
             <body>
-            \(svg())
-            <p class="note">\(SVGText.escape(notes))</p>
+            \(anchors)
+            <nav>Zoom: \(links)</nav>
+            <div class="plots">
+            \(body)
+            </div>
             </body>
             </html>
 
             """
+    }
+
+    /// Several plots as one SVG document, stacked top to bottom.
+    public static func stackedSVG(_ plots: [ReportPlot]) -> String {
+        guard plots.count > 1 else { return plots.first?.svg() ?? ReportPlot(report: Report(path: "-", error: AnalysisError.cancelled)).svg() }
+        let width = plots.map(\.layout.width).max() ?? Layout().width
+        let height = plots.reduce(0) { $0 + $1.height }
+        var s = SVGText()
+        s.open(
+            "svg",
+            ["xmlns": "http://www.w3.org/2000/svg", "width": fmt(width), "height": fmt(height), "viewBox": "0 0 \(fmt(width)) \(fmt(height))"])
+        var y = 0.0
+        for plot in plots {
+            // Each plot is a nested SVG document placed at its offset (the XML declaration-free body).
+            s.raw(plot.svg().replacingOccurrences(of: "<svg ", with: "<svg x=\"0\" y=\"\(fmt(y))\" ", options: .anchored))
+            y += plot.height
+        }
+        s.close("svg")
+        return s.text
     }
 
     /// What the picture leaves out, in words.
@@ -571,6 +614,9 @@ struct SVGText {
         text += String(repeating: " ", count: depth) + "<\(name)\(Self.attributes(attributes))>\n"
         depth += 1
     }
+
+    /// Appends markup as it is (an already-built element).
+    mutating func raw(_ markup: String) { text += markup }
 
     mutating func close(_ name: String) {
         depth -= 1
