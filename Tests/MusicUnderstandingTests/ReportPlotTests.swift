@@ -201,7 +201,9 @@ extension [SVGElements.Element] {
         let record = dir.appendingPathComponent("bad.json")
         try Report(path: "x.mp3", error: AudioDecodingError.fileNotFound(path: "x.mp3")).jsonLine().write(to: record)
         #expect(throws: PlotError.errorRecord(path: "x.mp3", message: "x.mp3: no such file")) { try ReportPlot.report(for: record.path) }
-        #expect(ReportPlot.FileKind(path: "x.SVG") == .svg && ReportPlot.FileKind(path: "x.htm") == .html && ReportPlot.FileKind(path: "x.png") == .png && ReportPlot.FileKind(path: "x.pdf") == nil)
+        #expect(
+            ReportPlot.FileKind(path: "x.SVG") == .svg && ReportPlot.FileKind(path: "x.htm") == .html && ReportPlot.FileKind(path: "x.png") == .png
+                && ReportPlot.FileKind(path: "x.pdf") == nil)
     }
 }
 
@@ -242,7 +244,8 @@ extension PlotCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let lines = dir.appendingPathComponent("two.ndjson")
         let failed = Report(path: "gone.wav", error: AnalysisError.decoding(.fileNotFound(path: "gone.wav")))
-        try (SampleReport.report(path: "a.flac").jsonLine() + Data([0x0A]) + failed.jsonLine() + Data([0x0A])
+        try
+            (SampleReport.report(path: "a.flac").jsonLine() + Data([0x0A]) + failed.jsonLine() + Data([0x0A])
             + SampleReport.report(path: "b.flac").jsonLine() + Data([0x0A])).write(to: lines)
         let single = dir.appendingPathComponent("c.json")
         try SampleReport.report(path: "c.flac").jsonLine().write(to: single)
