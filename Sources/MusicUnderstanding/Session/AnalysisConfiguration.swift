@@ -160,6 +160,11 @@ extension AnalysisConfiguration {
         ("mel.coefficientCount", 2...64, { Double($0.mel.coefficientCount) }),
         ("mel.minFrequency", 0...20_000, { $0.mel.minFrequency }),
         ("mel.maxFrequency", 100...48_000, { $0.mel.maxFrequency }),
+        ("structure.pulselessUnitSeconds", 0.5...60, { $0.structure.pulselessUnitSeconds }),
+        ("structure.boundarySnapSeconds", 0...10, { $0.structure.boundarySnapSeconds }),
+        ("structure.minimumBoundaryChange", 0...100, { $0.structure.minimumBoundaryChange }),
+        ("structure.strongNovelty", 0...10, { $0.structure.strongNovelty }),
+        ("structure.homogeneityClarity", 0...1000, { $0.structure.homogeneityClarity }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;

@@ -75,6 +75,32 @@ public struct StructureAnalyzer: Sendable {
         public var timbreWeight: Float = 1
         /// Weight of the energy and onset-density parts of the bar distance.
         public var dynamicsWeight: Float = 0.5
+        /// Where section boundaries come from: structural features on beat-synchronous chroma
+        /// and MFCCs (Serrà et al. 2014; the default), or the bar-level novelty above.
+        public var sectionMethod: SectionMethod = .structuralFeatures
+        /// Without a beat grid, the analysis works on a time grid: units of this many seconds
+        /// stand for bars (and a quarter of it for beats).
+        public var pulselessUnitSeconds: Double = 2
+        /// A structural-feature boundary within this many seconds of a bar line starts its section
+        /// on the bar line; farther away it starts the section where it is (on its beat).
+        public var boundarySnapSeconds: Double = 1
+        /// A structural-feature boundary needs at least this checkerboard novelty (bar distance
+        /// units, unscaled) at its bar line: below it nothing changes there (a steady sound).
+        public var minimumBoundaryChange: Double = 0.002
+        /// A bar-novelty peak (steps 2-3, scaled to a maximum of 1) at least this high is a
+        /// section boundary beside the structural-feature ones.
+        public var strongNovelty: Double = 0.8
+        /// When the bar novelty's peaks average at least this many times its mean, they are the
+        /// sections (clear changes of texture), not the structural features' boundaries.
+        public var homogeneityClarity: Double = 2.6
+
+        /// How section boundaries are found.
+        public enum SectionMethod: String, Sendable, Hashable, Codable {
+            /// Structural features (``StructuralFeatures``) on beats, snapped to bar lines.
+            case structuralFeatures
+            /// Checkerboard and phrase-repetition novelty on bars (steps 2-3 above).
+            case barNovelty
+        }
 
         /// The defaults.
         public init() {}
@@ -117,12 +143,97 @@ public struct StructureAnalyzer: Sendable {
     /// section, one segment and one phrase; an input of zero duration gives no ranges.
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let duration = features.duration
-        let edges = Self.barEdges(bars: rhythm?.bars ?? [], duration: duration)
+        var edges = Self.barEdges(bars: rhythm?.bars ?? [], duration: duration)
+        var beats = rhythm?.beats ?? []
+        if edges.count < 3 {
+            // No pulse: a time grid stands for bars and beats, so the music still gets its parts.
+            let unit = configuration.pulselessUnitSeconds
+            guard unit.isFinite, unit > 0, duration >= 3 * unit else { return Self.single(duration: duration) }
+            edges = Self.grid(step: unit, duration: duration)
+            beats = Self.grid(step: unit / 4, duration: duration)
+        }
         guard edges.count >= 3 else { return Self.single(duration: duration) }
+        var sectionTimes: [(time: Double, strength: Float)]?
+        var steady = false
+        if configuration.sectionMethod == .structuralFeatures {
+            let beatEdges = Self.barEdges(bars: beats, duration: duration)
+            if beatEdges.count >= 8, let frames = Self.boundaryFrames(features, edges: beatEdges) {
+                let sf = StructuralFeatures()
+                steady = !StructuralFeatures.varies(
+                    frames.values, dimension: frames.dimension, count: frames.values.count / max(1, frames.dimension),
+                    by: sf.settings.minimumDeviation)
+                let found = sf.boundaries(frames.values, dimension: frames.dimension).map {
+                    (time: beatEdges[$0.frame], strength: $0.strength)
+                }
+                sectionTimes = found
+                // A boundary off the bar lines (a pickup, a bar grid in the wrong phase) becomes
+                // an edge of its own, so sections start on the beat where the change is.
+                edges = Self.merged(edges, with: found.map(\.time), tolerance: configuration.boundarySnapSeconds)
+            }
+        }
         let barFeatures = Self.barFeatures(
             features, edges: edges, timbreWeight: configuration.timbreWeight,
             dynamicsWeight: configuration.dynamicsWeight)
-        return analyze(barFeatures, edges: edges)
+        return analyze(barFeatures, edges: edges, sectionTimes: sectionTimes, steady: steady)
+    }
+
+    /// `edges` with each of `times` added that lies more than `tolerance` seconds from every
+    /// edge (and inside the first and last edge), sorted.
+    static func merged(_ edges: [Double], with times: [Double], tolerance: Double) -> [Double] {
+        guard let first = edges.first, let last = edges.last else { return edges }
+        var out = edges
+        for t in times where t.isFinite && t > first + tolerance && t < last - tolerance {
+            if !out.contains(where: { abs($0 - t) <= tolerance }) { out.append(t) }
+        }
+        return out.sorted()
+    }
+
+    /// `0, step, 2·step, …, duration` (the last unit at least half a step long).
+    static func grid(step: Double, duration: Double) -> [Double] {
+        var edges = [0.0]
+        var t = step
+        while t < duration - 0.5 * step {
+            edges.append(t)
+            t += step
+        }
+        edges.append(duration)
+        return edges
+    }
+
+    /// Beat-synchronous frames for the structural features: semitone chroma, each frame
+    /// scaled to a maximum of 1, beside MFCC 1-12 scaled by their largest magnitude in the
+    /// input; then each frame scaled to a maximum magnitude of 1 (MSAF's `bound_norm_feats`).
+    static func boundaryFrames(_ f: SharedFeatures, edges: [Double]) -> (values: [Float], dimension: Int)? {
+        let n = edges.count - 1
+        var parts: [(values: [Float], dimension: Int)] = []
+        if let chroma = f.chroma?.blockFeature {
+            let a = chroma.aggregated(between: edges)
+            if a.count == n, a.dimension == 12 { parts.append((a.values.map { $0.isFinite ? $0 : 0 }, 12)) }
+        }
+        if let mel = f.mel, mel.coefficientCount > 1 {
+            let d = mel.coefficientCount
+            let a = mel.mfccFeature.aggregated(between: edges)
+            if a.count == n, a.dimension == d {
+                var t = [Float](repeating: 0, count: n * (d - 1))
+                for b in 0..<n { for k in 1..<d { t[b * (d - 1) + k - 1] = a.values[b * d + k].isFinite ? a.values[b * d + k] : 0 } }
+                let top = t.map(abs).max() ?? 0
+                parts.append((top > 0 ? t.map { $0 / top } : t, d - 1))
+            }
+        }
+        let dimension = parts.reduce(0) { $0 + $1.dimension }
+        guard dimension > 0 else { return nil }
+        var values = [Float](repeating: 0, count: n * dimension)
+        var offset = 0
+        for part in parts {
+            for b in 0..<n { for k in 0..<part.dimension { values[b * dimension + offset + k] = part.values[b * part.dimension + k] } }
+            offset += part.dimension
+        }
+        for b in 0..<n {
+            var top: Float = 0
+            for k in 0..<dimension { top = max(top, abs(values[b * dimension + k])) }
+            if top > 1e-9 { for k in 0..<dimension { values[b * dimension + k] /= top } }
+        }
+        return (values, dimension)
     }
 
     /// Analyses bar features directly (`edges`: the `count + 1` bar edges in seconds, the first
@@ -131,6 +242,14 @@ public struct StructureAnalyzer: Sendable {
     /// Hostile input is safe: edges are sanitised (finite, increasing); when the features do
     /// not have one vector per bar the whole input is one section.
     public func analyze(_ features: BarFeatures, edges rawEdges: [Double]) -> StructureResult {
+        analyze(features, edges: rawEdges, sectionTimes: nil)
+    }
+
+    /// As ``analyze(_:edges:)``; with `sectionTimes` (boundaries found elsewhere, with their
+    /// strength), sections start at the bar lines nearest to them instead of at the bar novelty's peaks.
+    func analyze(
+        _ features: BarFeatures, edges rawEdges: [Double], sectionTimes: [(time: Double, strength: Float)]?, steady: Bool = false
+    ) -> StructureResult {
         var edges: [Double] = []
         for t in rawEdges where t.isFinite && (edges.last.map { t > $0 } ?? true) { edges.append(t) }
         let duration = (edges.last ?? 0) - (edges.first ?? 0)
@@ -155,11 +274,45 @@ public struct StructureAnalyzer: Sendable {
             let sectionNovelty = Self.hypermetricWeighting(
                 combined, period: max(1, c.phraseBars),
                 evidence: c.hypermeterEvidence, offGridWeight: c.offGridWeight)
-            sectionStarts = Self.peaks(
-                sectionNovelty, threshold: c.sectionThreshold,
-                minimumDistance: max(1, c.minimumSectionBars), required: [0],
-                prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
-                maximumCount: max(1, Int(duration / max(1, c.minimumMeanSectionSeconds))))
+            let maximumCount = max(1, Int(duration / max(1, c.minimumMeanSectionSeconds)))
+            if let sectionTimes, sectionTimes.isEmpty, steady {
+                sectionStarts = [0]  // a steady sound: nothing changes anywhere
+            } else if let sectionTimes {
+                // Where the bar features do not change at all (a steady sound), the structural
+                // features' scaled novelty is noise: those boundaries are dropped.
+                let change = Self.novelty(features, halfWidth: max(1, c.sectionKernelBars))
+                var starts = Self.snapped(sectionTimes, edges: edges, maximumCount: maximumCount).filter {
+                    $0 == 0 || abs(change[$0]) >= c.minimumBoundaryChange
+                }
+                // Changes of texture so plain that the bar novelty is near its maximum are
+                // boundaries too (repetition-based features blur parts that are short next to
+                // their smoothing, and place a change within a bar or two).
+                let strong = Self.peaks(
+                    sectionNovelty, threshold: c.strongNovelty, minimumDistance: max(1, c.minimumSectionBars), required: [0],
+                    prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars), maximumCount: maximumCount)
+                for p in strong where p > 0 {
+                    // It replaces a structural-feature boundary that lies within a section's
+                    // shortest length (it places the change on its bar more precisely).
+                    starts.removeAll { $0 > 0 && abs($0 - p) < max(1, c.minimumSectionBars) }
+                    starts.append(p)
+                }
+                sectionStarts = Array(Set(starts)).sorted()
+                // Music whose bar novelty has clear, dominant peaks changes texture at its
+                // boundaries (homogeneity-based segmentation is reliable there: Paulus, Müller &
+                // Klapuri 2010, sec. 4): the bar novelty's own peaks are kept then.
+                let barPeaks = Self.peaks(
+                    sectionNovelty, threshold: c.sectionThreshold, minimumDistance: max(1, c.minimumSectionBars), required: [0],
+                    prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars), maximumCount: maximumCount)
+                let peakMean = barPeaks.dropFirst().map { sectionNovelty[$0] }.reduce(0, +) / Double(max(1, barPeaks.count - 1))
+                let mean = sectionNovelty.reduce(0, +) / Double(max(1, sectionNovelty.count))
+                if barPeaks.count > 1, mean > 0, peakMean / mean >= c.homogeneityClarity { sectionStarts = barPeaks }
+            } else {
+                sectionStarts = Self.peaks(
+                    sectionNovelty, threshold: c.sectionThreshold,
+                    minimumDistance: max(1, c.minimumSectionBars), required: [0],
+                    prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
+                    maximumCount: maximumCount)
+            }
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
             segmentStarts = Self.peaks(
                 segmentNovelty, threshold: c.segmentThreshold,
@@ -197,6 +350,27 @@ public struct StructureAnalyzer: Sendable {
     }
 
     // MARK: - Bar grid and features
+
+    /// Section starts (bar indices, 0 first) at the bar lines nearest to `times`; when two
+    /// land on one bar line, or more than `maximumCount` sections result, the stronger ones stay.
+    static func snapped(_ times: [(time: Double, strength: Float)], edges: [Double], maximumCount: Int) -> [Int] {
+        let n = edges.count - 1
+        var best: [Int: Float] = [:]
+        for (time, strength) in times where time.isFinite {
+            // The nearest interior bar line (edges[1] ... edges[n - 1]).
+            var lo = 1, hi = n - 1
+            guard lo <= hi else { break }
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if edges[mid] < time { lo = mid + 1 } else { hi = mid }
+            }
+            var index = lo
+            if index > 1, abs(edges[index - 1] - time) < abs(edges[index] - time) { index -= 1 }
+            best[index] = max(best[index] ?? 0, strength)
+        }
+        let kept = best.sorted { $0.value > $1.value }.prefix(max(0, maximumCount - 1)).map(\.key)
+        return [0] + kept.sorted()
+    }
 
     /// The unit edges: 0, the downbeats inside the input, the duration. A lead-in before the
     /// first downbeat or a tail after the last one shorter than half the median bar joins its
