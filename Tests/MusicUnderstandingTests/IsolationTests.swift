@@ -100,7 +100,8 @@ struct IsolationTests {
             paths: [work.path("cadenza-fault-hang.m4a")], types: [.loudness], jobs: 1,
             sink: .ndjson(fileDescriptor: work.devNull), producer: producer)
         let running = Task { await job.run() }
-        try await Task.sleep(for: .milliseconds(500))
+        // Cancelled once the worker has started and taken the input (it then hangs).
+        await EventCounter.poll { producer.startedWorkers >= 1 }
         let start = ContinuousClock.now
         job.cancel()
         let summary = await running.value
