@@ -357,11 +357,8 @@ func halfFileSaysItEndsEarly(_ name: String) throws {
 
 /// Deterministic noise bytes (a linear congruential generator; Numerical Recipes constants).
 private func noiseBytes(_ count: Int, seed: UInt32) -> [UInt8] {
-    var state = seed
-    return (0..<count).map { _ in
-        state = state &* 1_664_525 &+ 1_013_904_223
-        return UInt8(truncatingIfNeeded: state >> 24)
-    }
+    var random = LCG32(state: seed)
+    return (0..<count).map { _ in random.byte() }
 }
 
 @Test func garbageAfterAValidStartEndsWithoutHanging() throws {

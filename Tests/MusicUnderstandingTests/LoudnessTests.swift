@@ -6,61 +6,6 @@ import Testing
 // (Tech 3341 "EBU Mode" metering, Tech 3342 loudness range), each synthesised here, with the
 // published tolerances.
 
-/// Test-signal synthesis.
-private enum Signal {
-    /// A continuous-phase sine sequence: each segment is (peak level in dBFS per channel, seconds);
-    /// the same sine on every channel, scaled per channel by `channelGains` (dB, default 0),
-    /// interleaved. The sine is tiled from one exact period group, so long signals are cheap.
-    static func sines(
-        _ segments: [(dBFS: Double, seconds: Double)], sampleRate: Double = 48_000,
-        frequency: Double = 1_000, channels: Int = 2, channelGains: [Double]? = nil,
-        phaseDegrees: Double = 0
-    ) -> [Float] {
-        let gains = (channelGains ?? [Double](repeating: 0, count: channels)).map { pow(10, $0 / 20) }
-        let total = segments.reduce(0) { $0 + Int(($1.seconds * sampleRate).rounded()) }
-        // Smallest number of samples holding a whole number of periods (or 1 s at most).
-        var period = Int(sampleRate)
-        for n in 1...Int(sampleRate) where (Double(n) * frequency / sampleRate).rounded() * sampleRate == Double(n) * frequency {
-            period = n
-            break
-        }
-        let phase = phaseDegrees * .pi / 180
-        let table = (0..<period).map { sin(2 * .pi * frequency * Double($0) / sampleRate + phase) }
-        return [Float](unsafeUninitializedCapacity: total * channels) { buffer, count in
-            var n = 0
-            for segment in segments {
-                let amplitude = pow(10, segment.dBFS / 20)
-                let length = Int((segment.seconds * sampleRate).rounded())
-                for _ in 0..<length {
-                    let v = amplitude * table[n % period]
-                    for c in 0..<channels { buffer[n * channels + c] = Float(v * gains[c]) }
-                    n += 1
-                }
-            }
-            count = total * channels
-        }
-    }
-
-    /// Deterministic "music-like" noise: white noise shaped by a slowly varying envelope.
-    static func noise(
-        seconds: Double, sampleRate: Double = 48_000, channels: Int = 2, seed: UInt64 = 1,
-        envelopeHz: Double = 0.7
-    ) -> [Float] {
-        var state = seed
-        let frames = Int(seconds * sampleRate)
-        var out = [Float](repeating: 0, count: frames * channels)
-        for n in 0..<frames {
-            let envelope = 0.05 + 0.25 * (1 + sin(2 * .pi * envelopeHz * Double(n) / sampleRate))
-            for c in 0..<channels {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
-                let u = Double(state >> 11) / Double(1 << 53) * 2 - 1
-                out[n * channels + c] = Float(u * envelope)
-            }
-        }
-        return out
-    }
-}
-
 /// Runs a meter over a whole signal.
 private func measure(
     _ samples: [Float], sampleRate: Double = 48_000, channels: [AudioChannel]? = nil,

@@ -272,20 +272,3 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         #expect(try await plain.analyze(for: [.rhythm]).rhythm?.beatsPerBar == 4)
     }
 }
-
-/// Writes interleaved stereo float samples as a 16-bit PCM WAV file.
-enum WAVFile {
-    static func write(_ samples: [Float], rate: Int, channels: Int = 2, to url: URL) throws {
-        var data = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        let bytes = UInt32(samples.count * 2)
-        data.append(contentsOf: Array("RIFF".utf8)); u32(36 + bytes)
-        data.append(contentsOf: Array("WAVEfmt ".utf8)); u32(16); u16(1); u16(UInt16(channels))
-        u32(UInt32(rate)); u32(UInt32(rate * channels * 2)); u16(UInt16(channels * 2)); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(bytes)
-        data.reserveCapacity(data.count + samples.count * 2)
-        for s in samples { u16(UInt16(bitPattern: Int16(max(-1, min(1, s)) * 32767))) }
-        try data.write(to: url)
-    }
-}

@@ -2,37 +2,6 @@ import Foundation
 import Testing
 @testable import MusicUnderstanding
 
-/// Synthesised test signals shared by the session and batch tests.
-enum TestSignal {
-    /// A stereo sine, interleaved, at `amplitude` (peak), `seconds` long.
-    static func stereoSine(frequency: Double = 1000, amplitude: Float = 0.5, seconds: Double, rate: Double = 48_000) -> [Float] {
-        let n = Int(seconds * rate)
-        var out = [Float](repeating: 0, count: 2 * n)
-        for i in 0..<n {
-            let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / rate))
-            out[2 * i] = v
-            out[2 * i + 1] = v
-        }
-        return out
-    }
-
-    /// Splits interleaved stereo into buffers of `frames` frames.
-    static func buffers(_ samples: [Float], rate: Double = 48_000, frames: Int = 4800) -> [PCMBuffer] {
-        stride(from: 0, to: samples.count, by: 2 * frames).map { start in
-            PCMBuffer(sampleRate: rate, channelCount: 2, samples: Array(samples[start..<min(samples.count, start + 2 * frames)]))
-        }
-    }
-
-    /// An async provider sequence ending with `nil`.
-    static func provider(_ buffers: [PCMBuffer]) -> AsyncStream<PCMBuffer?> {
-        AsyncStream { c in
-            for b in buffers { c.yield(b) }
-            c.yield(nil)
-            c.finish()
-        }
-    }
-}
-
 @Suite struct SessionTests {
     @Test func everyAnalysisIsAvailableAndAnalyzeFillsAllSix() async throws {
         #expect(AnalysisType.available == Set(AnalysisType.allCases))
