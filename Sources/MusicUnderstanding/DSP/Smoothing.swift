@@ -80,6 +80,12 @@ enum Smoothing {
         return v[i]
     }
 
+    /// The median of `x` (the upper one, `sorted[count / 2]`, for an even count); nil when empty.
+    static func median<T: Comparable>(_ x: [T]) -> T? {
+        guard !x.isEmpty else { return nil }
+        return x.sorted()[x.count / 2]
+    }
+
     /// `10 log10(max(x, floor))`.
     @inline(__always) static func dB(_ x: Float, floor: Float = 1e-12) -> Float {
         10 * log10(max(x.isFinite ? x : 0, floor))

@@ -306,9 +306,7 @@ public struct KeyAnalyzer: Sendable {
         guard configuration.finalChordDuration > 0, chroma.spectralEnergy.count == n, n > 0 else { return nil }
         var levels: [Float] = []
         for i in 0..<n where tonal[i] { levels.append(chroma.spectralEnergy[i]) }
-        guard !levels.isEmpty else { return nil }
-        levels.sort()
-        let median = levels[levels.count / 2]
+        guard let median = Smoothing.median(levels) else { return nil }
         let tailCount = max(1, min(n, Int((0.5 * chroma.frameRate).rounded())))
         var tail: Float = 0
         for i in (n - tailCount)..<n { tail += chroma.spectralEnergy[i] }

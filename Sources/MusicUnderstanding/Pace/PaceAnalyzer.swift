@@ -318,8 +318,7 @@ public struct PaceAnalyzer: Sendable {
         // The input's timing spread: the median distance of the events that make up each slot.
         var perSlot: [Int: Double] = [:]
         for (e, d) in zip(events, toSlots) { perSlot[e.slot] = min(perSlot[e.slot] ?? .infinity, d) }
-        let sorted = perSlot.values.sorted()
-        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        let median = Smoothing.median(Array(perSlot.values)) ?? 0
         let spread = configuration.offGridSpread.isFinite ? max(0, configuration.offGridSpread) : 6
         let minimum = configuration.offGridMinimum.isFinite ? max(0, configuration.offGridMinimum) : 0.15
         let tolerance = max(minimum, spread * median)

@@ -539,8 +539,7 @@ public struct RhythmAnalyzer: Sendable {
         var spans: [Double] = []
         let step = min(4, beatTimes.count - 1)
         for i in 0..<(beatTimes.count - step) { spans.append((beatTimes[i + step] - beatTimes[i]) / Double(step)) }
-        spans.sort()
-        return spans[spans.count / 2]
+        return Smoothing.median(spans) ?? 0
     }
 
     /// Places each beat by the onsets of its neighbours: a beat is a regular pulse that a
@@ -561,7 +560,7 @@ public struct RhythmAnalyzer: Sendable {
         guard k > 0, times.count >= 3, weights.count == times.count else { return times }
         var intervals: [Double] = []
         for i in 1..<times.count { intervals.append(times[i] - times[i - 1]) }
-        let medianInterval = intervals.sorted()[intervals.count / 2]
+        let medianInterval = Smoothing.median(intervals) ?? 0
         guard medianInterval > 0 else { return times }
         let sortedWeights = weights.sorted()
         let medianWeight = sortedWeights[sortedWeights.count / 2]
@@ -641,8 +640,7 @@ public struct RhythmAnalyzer: Sendable {
     func newSound(at beats: [Int], onset: OnsetFeatures, radius: Int) -> Double {
         let rel = onset.relativeFlux
         guard rel.count == onset.count, !rel.isEmpty, !beats.isEmpty else { return 1 }
-        let peaks = beats.map { Smoothing.windowMaximum(rel, around: $0, radius: radius) }.sorted()
-        return Double(peaks[peaks.count / 2])
+        return Double(Smoothing.median(beats.map { Smoothing.windowMaximum(rel, around: $0, radius: radius) }) ?? 0)
     }
 
     /// Harmonic-change curve at the chroma block rate: at each block, the half-wave rectified
@@ -766,7 +764,7 @@ public struct RhythmAnalyzer: Sendable {
             let p = peakFrame(near: f, curve: curve, radius: max(1, radius))
             return p >= 0 && p < curve.count ? curve[p] : 0
         }
-        let median = peaks.sorted()[peaks.count / 2]
+        let median = Smoothing.median(peaks) ?? 0
         guard median > 0 else { return [] }
         let threshold = Float(configuration.edgeOnsetRatio) * median
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),

@@ -382,9 +382,7 @@ public struct StructureAnalyzer: Sendable {
             lines.append(t)
         }
         guard lines.count >= 2 else { return [0, duration] }
-        var gaps = zip(lines.dropFirst(), lines).map { $0 - $1 }
-        gaps.sort()
-        let bar = gaps[gaps.count / 2]
+        let bar = Smoothing.median(zip(lines.dropFirst(), lines).map { $0 - $1 }) ?? 0
         if let first = lines.first, first < 0.5 * bar { lines.removeFirst() }
         if let last = lines.last, duration - last < 0.5 * bar { lines.removeLast() }
         return [0] + lines + [duration]
@@ -482,9 +480,7 @@ public struct StructureAnalyzer: Sendable {
         var all: [Float] = []
         all.reserveCapacity(n * band)
         for i in 0..<n { for j in (i + 1)..<min(n, i + 1 + band) { all.append(distance(f, i, j)) } }
-        guard !all.isEmpty else { return 0 }
-        all.sort()
-        return Double(all[all.count / 2])
+        return Double(Smoothing.median(all) ?? 0)
     }
 
     /// Checkerboard novelty (Foote 2000, sec. 3) at every bar line `t` (1 ..< count; index 0 is
@@ -550,8 +546,7 @@ public struct StructureAnalyzer: Sendable {
         let n = novelty.count
         guard period > 1, n > 2 * period else { return novelty }
         // Peak heights above the median, summed per phase.
-        let sorted = novelty.filter(\.isFinite).sorted()
-        let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        let median = Smoothing.median(novelty.filter(\.isFinite)) ?? 0
         var means = [Double](repeating: 0, count: period)
         for t in 1..<(n - 1)
         where novelty[t].isFinite && novelty[t] > median
