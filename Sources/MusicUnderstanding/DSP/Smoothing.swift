@@ -1,6 +1,7 @@
 import Foundation
 
-/// Shared signal helpers (moving windows, local maxima, quantiles) of the analyses.
+/// Shared signal helpers (moving windows, quantiles, medians) of the analyses; peaks are
+/// picked by ``PeakPicking``.
 enum Smoothing {
     /// Centred moving average over `2 * half + 1` values (fewer at the edges).
     static func movingAverage(_ x: [Float], half: Int) -> [Float] {
@@ -46,30 +47,15 @@ enum Smoothing {
         return out
     }
 
-    /// Indices of the positive local maxima of `x` over ±`radius` values, in order; of equal
-    /// values in a window the first is the maximum.
-    static func localMaxima(_ x: [Float], radius: Int) -> [Int] {
-        let n = x.count
-        let r = max(1, radius)
-        var peaks: [Int] = []
-        for i in 0..<n where x[i] > 0 {
-            var isMax = true
-            for k in max(0, i - r)...min(n - 1, i + r) where k != i {
-                if x[k] > x[i] || (x[k] == x[i] && k < i) { isMax = false; break }
-            }
-            if isMax { peaks.append(i) }
-        }
-        return peaks
-    }
-
-    /// The largest value of `x` within ±`radius` of index `i`, and at least 0 (0 for a window
-    /// outside `x`).
-    static func windowMaximum(_ x: [Float], around i: Int, radius: Int) -> Float {
-        let lo = max(0, i - radius), hi = min(x.count - 1, i + radius)
-        guard lo <= hi else { return 0 }
-        var m: Float = 0
-        for k in lo...hi where x[k] > m { m = x[k] }
-        return m
+    /// Index `i` reflected into `0..<n` (`d c b a | a b c d | d c b a`), for windows that reach
+    /// past either end.
+    static func reflect(_ i: Int, _ n: Int) -> Int {
+        guard n > 1 else { return 0 }
+        var j = i
+        let period = 2 * n
+        j %= period
+        if j < 0 { j += period }
+        return j < n ? j : period - 1 - j
     }
 
     /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.

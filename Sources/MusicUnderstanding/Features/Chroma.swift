@@ -359,8 +359,7 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                                 guard verdict > 0 else { k += 2; continue }
                                 // Parabolic interpolation on log magnitude.
                                 let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
-                                let den = a - 2 * b + c
-                                let delta: Float = den < 0 ? min(0.5, max(-0.5, 0.5 * (a - c) / den)) : 0
+                                let delta = min(0.5, max(-0.5, PeakPicking.parabolicOffset(a, b, c) ?? 0))
                                 let peakLog = b - 0.25 * (a - c) * delta
                                 let magnitude = expf(peakLog)
                                 let weight = exponent == 1 ? magnitude : powf(magnitude, exponent)

@@ -185,7 +185,7 @@ public struct PaceAnalyzer: Sendable {
         let merge = mergeFrames(rate: onset.frameRate.isFinite && onset.frameRate > 0 ? onset.frameRate : 1)
         return raw.map { curve in
             let values = curve.map { $0.isFinite ? max(0, $0) : 0 }
-            let peaks = Smoothing.localMaxima(values, radius: merge)
+            let peaks = PeakPicking.localMaxima(values, radius: merge)
             return EventCurve(values: values, peaks: peaks, reference: Smoothing.quantile(peaks.map { values[$0] }, 0.95) ?? 0)
         }
     }
@@ -211,7 +211,7 @@ public struct PaceAnalyzer: Sendable {
             guard s[i] >= minimum, s[i] >= configuration.salienceFloor * reference, s[i] >= configuration.localFactor * local[i] else { return nil }
             if i < energy.count, energy[i].isFinite, 10 * (energyRef - energy[i]) > configuration.silenceLevel { return nil }
             if rel.count == n {
-                guard Smoothing.windowMaximum(rel, around: i, radius: merge) >= configuration.minimumNewSound else { return nil }
+                guard PeakPicking.windowMaximum(rel, around: i, radius: merge) >= configuration.minimumNewSound else { return nil }
             }
             return Double(i) / rate
         }
@@ -337,7 +337,7 @@ public struct PaceAnalyzer: Sendable {
             let f = Int((t * rate).rounded())
             var best: Float = 0
             for (c, floor) in zip(curves, floors) where floor > 0 && f >= 0 && f < c.values.count {
-                let v = Smoothing.windowMaximum(c.values, around: f, radius: window)
+                let v = PeakPicking.windowMaximum(c.values, around: f, radius: window)
                 if v.isFinite { best = max(best, v / floor) }
             }
             return best

@@ -36,19 +36,12 @@ struct DownbeatTracker: Sendable {
         let k = beatFrames.count
         guard k >= 2 else { return [Double](repeating: 0, count: k) }
         let n = onset.strength.count
-        func peak(_ curve: [Float], around f: Int, radius: Int) -> Double {
-            guard !curve.isEmpty else { return 0 }
-            var m: Float = 0
-            let lo = max(0, f - radius), hi = min(curve.count - 1, f + radius)
-            if lo <= hi { for i in lo...hi where curve[i] > m { m = curve[i] } }
-            return Double(m)
-        }
         var low = [Double](repeating: 0, count: k)
         var accent = [Double](repeating: 0, count: k)
         var loudness = [Double](repeating: 0, count: k)
         for (i, f) in beatFrames.enumerated() {
-            low[i] = peak(onset.lowStrength, around: f, radius: 2)
-            accent[i] = peak(onset.strength, around: f, radius: 2)
+            low[i] = Double(PeakPicking.windowMaximum(onset.lowStrength, around: f, radius: 2))
+            accent[i] = Double(PeakPicking.windowMaximum(onset.strength, around: f, radius: 2))
             // Dynamic stress of the beat: mean log energy from this beat to the next.
             let end = i + 1 < k ? beatFrames[i + 1] : f + (i > 0 ? f - beatFrames[i - 1] : 1)
             let lo = max(0, f), hi = min(onset.energy.count, max(lo + 1, end))

@@ -379,7 +379,7 @@ public struct RhythmAnalyzer: Sendable {
         // Each beat's onset peak weighs its time in the smoothing: a clear onset places a beat
         // more precisely than a faint one.
         let onsetPeaks = beatFrames.map { f -> Double in
-            let p = peakFrame(near: f, curve: curve, radius: radius)
+            let p = PeakPicking.largest(curve, near: f, radius: radius)
             return p >= 0 && p < curve.count ? Double(curve[p]) : 0
         }
         var beatTimes = smoothBeatTimes(onsetTimes, weights: onsetPeaks)
@@ -503,7 +503,7 @@ public struct RhythmAnalyzer: Sendable {
         guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
         guard gain > 1 else { return nil }
-        func accent(at frame: Int) -> Double { Double(Smoothing.windowMaximum(rel, around: frame, radius: radius)) }
+        func accent(at frame: Int) -> Double { Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius)) }
         var on = 0.0, mid = 0.0
         for i in 0..<(beats.count - 1) {
             on += accent(at: beats[i])
@@ -526,7 +526,7 @@ public struct RhythmAnalyzer: Sendable {
     func strongerPhase(_ beats: [Int], curve: [Float], radius: Int) -> Int {
         var sums: [Float] = [0, 0]
         for (i, f) in beats.enumerated() {
-            let p = peakFrame(near: f, curve: curve, radius: radius)
+            let p = PeakPicking.largest(curve, near: f, radius: radius)
             if p >= 0, p < curve.count { sums[i % 2] += curve[p] }
         }
         return sums[1] > sums[0] ? 1 : 0
@@ -640,7 +640,7 @@ public struct RhythmAnalyzer: Sendable {
     func newSound(at beats: [Int], onset: OnsetFeatures, radius: Int) -> Double {
         let rel = onset.relativeFlux
         guard rel.count == onset.count, !rel.isEmpty, !beats.isEmpty else { return 1 }
-        return Double(Smoothing.median(beats.map { Smoothing.windowMaximum(rel, around: $0, radius: radius) }) ?? 0)
+        return Double(Smoothing.median(beats.map { PeakPicking.windowMaximum(rel, around: $0, radius: radius) }) ?? 0)
     }
 
     /// Harmonic-change curve at the chroma block rate: at each block, the half-wave rectified
@@ -728,9 +728,9 @@ public struct RhythmAnalyzer: Sendable {
         let merge = max(1, Int((0.05 * onset.frameRate).rounded()))
         let half = max(1, Int((0.5 * onset.frameRate).rounded()))
         let local = Smoothing.movingAverage(curve, half: half)
-        let peaks = Smoothing.localMaxima(curve, radius: merge).filter { curve[$0] >= local[$0] }
+        let peaks = PeakPicking.localMaxima(curve, radius: merge).filter { curve[$0] >= local[$0] }
         guard let reference = Smoothing.quantile(peaks.map { curve[$0] }, 0.95), reference > 0 else { return 0 }
-        let shares = peaks.filter { curve[$0] >= 0.1 * reference }.map { Smoothing.windowMaximum(rel, around: $0, radius: merge) }
+        let shares = peaks.filter { curve[$0] >= 0.1 * reference }.map { PeakPicking.windowMaximum(rel, around: $0, radius: merge) }
         return Smoothing.quantile(shares, 0.5) ?? 0
     }
 
@@ -761,7 +761,7 @@ public struct RhythmAnalyzer: Sendable {
     func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
         let peaks: [Float] = beats.map { f in
-            let p = peakFrame(near: f, curve: curve, radius: max(1, radius))
+            let p = PeakPicking.largest(curve, near: f, radius: max(1, radius))
             return p >= 0 && p < curve.count ? curve[p] : 0
         }
         let median = Smoothing.median(peaks) ?? 0
@@ -799,33 +799,18 @@ public struct RhythmAnalyzer: Sendable {
         return false
     }
 
-    /// The frame of the largest onset value within `radius` frames of `frame` (the frame itself
-    /// when the curve is flat there).
-    func peakFrame(near frame: Int, curve: [Float], radius: Int) -> Int {
-        let lo = max(0, frame - radius), hi = min(curve.count - 1, frame + radius)
-        guard lo <= hi, frame >= 0, frame < curve.count else { return frame }
-        var best = frame
-        for i in lo...hi where curve[i] > curve[best] { best = i }
-        return best
-    }
-
     /// Moves a beat to the largest onset peak within `radius` (at least `refinementRadius`) frames, with parabolic
     /// interpolation of the peak; returns the fractional frame. A peak on the first or last frame
     /// (an onset at t = 0) is taken as it is.
     func refine(_ frame: Int, curve: [Float], radius: Int, frameRate: Double, clusterSeconds: Double) -> Double {
         let r = max(configuration.refinementRadius, radius)
         guard r > 0, frame >= 0, frame < curve.count else { return Double(frame) }
-        var best = frame
-        let lo = max(0, frame - r), hi = min(curve.count - 1, frame + r)
-        for i in lo...hi where curve[i] > curve[best] { best = i }
+        let best = PeakPicking.largest(curve, near: frame, radius: r)
         guard curve[best] > 0 else { return Double(frame) }
         if best == 0 || best == curve.count - 1 { return Double(best) }
         guard curve[best] >= curve[best - 1], curve[best] >= curve[best + 1] else { return Double(frame) }
-        let y0 = Double(curve[best - 1]), y1 = Double(curve[best]), y2 = Double(curve[best + 1])
-        let den = y0 - 2 * y1 + y2
-        var offset = 0.0
-        if den < 0 { offset = max(-0.5, min(0.5, 0.5 * (y0 - y2) / den)) }
-        let peak = Double(best) + offset
+        let offset = PeakPicking.parabolicOffset(Double(curve[best - 1]), Double(curve[best]), Double(curve[best + 1])) ?? 0
+        let peak = Double(best) + max(-0.5, min(0.5, offset))
         // The rising edge: where the curve, walking back from the peak (through its onset
         // cluster of up to `clusterSeconds`: `Configuration.onsetClusterSeconds` already scaled
         // by the texture, 0 for none) to its local minimum

@@ -162,7 +162,7 @@ struct TempoEstimator: Sendable {
         var bestScore = 0.0, bestLag = 0
         for l in beatMinLag...maxLag {
             // Only local maxima of the autocorrelation are candidate periods.
-            guard a[l] > 0, a[l] >= a[l - 1], a[l] >= a[l + 1] else { continue }
+            guard a[l] > 0, PeakPicking.isLocalMaximum(a, at: l) else { continue }
             let s = score(l)
             if s > bestScore { bestScore = s; bestLag = l }
         }
@@ -173,13 +173,13 @@ struct TempoEstimator: Sendable {
         // evidence that there is a pulse at all).
         var salience = acf[bestLag]
         for k in 2...3 {
-            let slower = peak(a, near: Double(k * bestLag))
+            let slower = PeakPicking.climb(a, from: Double(k * bestLag))
             if slower > bestLag, slower <= maxLag { salience = max(salience, acf[slower]) }
         }
         while true {
             let tau = Double(bestLag)
             let half = at(tau / 2), third = configuration.tripleGrouping ? at(tau / 3) : 0
-            let faster = peak(a, near: half >= third ? tau / 2 : tau / 3)
+            let faster = PeakPicking.climb(a, from: half >= third ? tau / 2 : tau / 3)
             guard faster >= beatMinLag, faster < bestLag, a[faster] > 0 else { break }
             // An isochronous stream (identical events, a click track) is its own beat whatever
             // the chroma sampling or the prior makes of it.
@@ -224,7 +224,7 @@ struct TempoEstimator: Sendable {
         var candidates: [(lag: Int, score: Double)] = [(bestLag, chosenScore)]
         for k in [2, -2] {
             let target = k > 0 ? Double(bestLag) * 2 : Double(bestLag) / 2
-            let l = peak(a, near: target)
+            let l = PeakPicking.climb(a, from: target)
             guard l >= minLag, l <= maxLag, abs(Double(l) / target - 1) < 0.1, l != bestLag else { continue }
             candidates.append((l, score(l)))
         }
@@ -234,12 +234,7 @@ struct TempoEstimator: Sendable {
         }
         // Parabolic interpolation of the peak.
         var period = Double(bestLag)
-        let y0 = acf[bestLag - 1], y1 = acf[bestLag], y2 = acf[bestLag + 1]
-        let den = y0 - 2 * y1 + y2
-        if den < 0 {
-            let d = 0.5 * (y0 - y2) / den
-            if abs(d) < 1 { period += d }
-        }
+        if let d = PeakPicking.parabolicOffset(acf[bestLag - 1], acf[bestLag], acf[bestLag + 1]), abs(d) < 1 { period += d }
         // Contrast: peak against the median of the autocorrelation over the tempo range.
         var range = Array(acf[minLag...maxLag])
         range.sort()
@@ -259,14 +254,5 @@ struct TempoEstimator: Sendable {
         guard period > 0, centre > 0 else { return 0 }
         let z = log2(period / centre) / configuration.tempoPriorOctaves
         return exp(-0.5 * z * z)
-    }
-
-    /// The local maximum of `a` reached by hill climbing from the lag nearest `lag`.
-    func peak(_ a: [Double], near lag: Double) -> Int {
-        var i = Int(lag.rounded())
-        guard i > 0, i + 1 < a.count else { return i }
-        while i + 1 < a.count, a[i + 1] > a[i] { i += 1 }
-        while i > 1, a[i - 1] > a[i] { i -= 1 }
-        return i
     }
 }

@@ -139,7 +139,7 @@ struct StructuralFeatures: Sendable {
         let rt = time.count / 2
         for i in 0..<n {
             for (t, w) in time.enumerated() where w > 0 {
-                let src = Self.reflect(i + t - rt, n)
+                let src = Smoothing.reflect(i + t - rt, n)
                 for l in 0..<n { smoothed[i * n + l] += w * lag[src * n + l] }
             }
         }
@@ -148,7 +148,7 @@ struct StructuralFeatures: Sendable {
         for i in 0..<n {
             for l in 0..<n {
                 var s: Float = 0
-                for (t, w) in across.enumerated() { s += w * smoothed[i * n + Self.reflect(l + t - rl, n)] }
+                for (t, w) in across.enumerated() { s += w * smoothed[i * n + Smoothing.reflect(l + t - rl, n)] }
                 out[i * n + l] = s
             }
         }
@@ -162,16 +162,6 @@ struct StructuralFeatures: Sendable {
         let weights = (-radius...radius).map { exp(-0.5 * Double($0 * $0) / (sigma * sigma)) }
         let total = weights.reduce(0, +)
         return weights.map { Float($0 / total) }
-    }
-
-    /// Index `i` reflected into `0..<n` (`d c b a | a b c d | d c b a`).
-    static func reflect(_ i: Int, _ n: Int) -> Int {
-        guard n > 1 else { return 0 }
-        var j = i
-        let period = 2 * n
-        j %= period
-        if j < 0 { j += period }
-        return j < n ? j : period - 1 - j
     }
 
     /// Euclidean distance between consecutive structure features, scaled to 0...1 (the last
@@ -194,19 +184,6 @@ struct StructuralFeatures: Sendable {
     /// Local maxima of `curve` above its moving median (``Settings/medianWindow``) plus
     /// ``Settings/offset`` times its mean.
     func peaks(_ curve: [Float]) -> [Int] {
-        let n = curve.count
-        guard n >= 3 else { return [] }
-        let mean = curve.reduce(0, +) / Float(n)
-        let half = max(1, settings.medianWindow) / 2
-        var found: [Int] = []
-        var window: [Float] = []
-        for i in 1..<(n - 1) where curve[i - 1] < curve[i] && curve[i] > curve[i + 1] {
-            window.removeAll(keepingCapacity: true)
-            for j in (i - half)..<(i - half + max(1, settings.medianWindow)) { window.append(curve[Self.reflect(j, n)]) }
-            window.sort()
-            let median = window[window.count / 2]
-            if curve[i] > median + Float(settings.offset) * mean { found.append(i) }
-        }
-        return found
+        PeakPicking.aboveMovingMedian(curve, medianWindow: settings.medianWindow, offset: Float(settings.offset))
     }
 }

@@ -287,7 +287,7 @@ public struct StructureAnalyzer: Sendable {
                 // Changes of texture so plain that the bar novelty is near its maximum are
                 // boundaries too (repetition-based features blur parts that are short next to
                 // their smoothing, and place a change within a bar or two).
-                let strong = Self.peaks(
+                let strong = PeakPicking.strongestSeparated(
                     sectionNovelty, threshold: c.strongNovelty, minimumDistance: max(1, c.minimumSectionBars), required: [0],
                     prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars), maximumCount: maximumCount)
                 for p in strong where p > 0 {
@@ -300,21 +300,21 @@ public struct StructureAnalyzer: Sendable {
                 // Music whose bar novelty has clear, dominant peaks changes texture at its
                 // boundaries (homogeneity-based segmentation is reliable there: Paulus, Müller &
                 // Klapuri 2010, sec. 4): the bar novelty's own peaks are kept then.
-                let barPeaks = Self.peaks(
+                let barPeaks = PeakPicking.strongestSeparated(
                     sectionNovelty, threshold: c.sectionThreshold, minimumDistance: max(1, c.minimumSectionBars), required: [0],
                     prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars), maximumCount: maximumCount)
                 let peakMean = barPeaks.dropFirst().map { sectionNovelty[$0] }.reduce(0, +) / Double(max(1, barPeaks.count - 1))
                 let mean = sectionNovelty.reduce(0, +) / Double(max(1, sectionNovelty.count))
                 if barPeaks.count > 1, mean > 0, peakMean / mean >= c.homogeneityClarity { sectionStarts = barPeaks }
             } else {
-                sectionStarts = Self.peaks(
+                sectionStarts = PeakPicking.strongestSeparated(
                     sectionNovelty, threshold: c.sectionThreshold,
                     minimumDistance: max(1, c.minimumSectionBars), required: [0],
                     prominence: c.sectionProminence, window: 2 * max(1, c.phraseBars),
                     maximumCount: maximumCount)
             }
             let segmentNovelty = Self.novelty(features, halfWidth: max(1, c.segmentKernelBars)).map { $0 / scale }
-            segmentStarts = Self.peaks(
+            segmentStarts = PeakPicking.strongestSeparated(
                 segmentNovelty, threshold: c.segmentThreshold,
                 minimumDistance: max(1, c.minimumSegmentBars), required: sectionStarts)
         }
@@ -550,7 +550,7 @@ public struct StructureAnalyzer: Sendable {
         var means = [Double](repeating: 0, count: period)
         for t in 1..<(n - 1)
         where novelty[t].isFinite && novelty[t] > median
-            && novelty[t] >= novelty[t - 1] && novelty[t] >= novelty[t + 1]
+            && PeakPicking.isLocalMaximum(novelty, at: t)
         {
             means[t % period] += novelty[t] - median
         }
@@ -559,41 +559,6 @@ public struct StructureAnalyzer: Sendable {
         let rest = others.reduce(0, +) / Double(max(1, others.count))
         guard means[best] > evidence * rest else { return novelty }
         return novelty.indices.map { $0 % period == best ? novelty[$0] : novelty[$0] * offGridWeight }
-    }
-
-    /// Bar indices of accepted boundaries: `required` first, then novelty peaks (local maxima
-    /// above `threshold` standing `prominence` above the mean over ±`window` bars) strongest
-    /// first, each at least `minimumDistance` bars from every accepted one and from both ends,
-    /// until `maximumCount` boundaries (with 0) are accepted; sorted.
-    static func peaks(
-        _ novelty: [Double], threshold: Double, minimumDistance: Int, required: [Int],
-        prominence: Double = 0, window: Int = 0, maximumCount: Int = .max
-    ) -> [Int] {
-        let n = novelty.count
-        var accepted = Set(required)
-        accepted.insert(0)
-        var candidates: [Int] = []
-        // Running sums for the local mean over t - window ... t + window.
-        var prefix = [Double](repeating: 0, count: n + 1)
-        for t in 0..<n { prefix[t + 1] = prefix[t] + (novelty[t].isFinite ? novelty[t] : 0) }
-        func localMean(_ t: Int) -> Double {
-            let lo = max(0, t - window), hi = min(n, t + window + 1)
-            return (prefix[hi] - prefix[lo]) / Double(max(1, hi - lo))
-        }
-        if n >= 3 {
-            for t in 1..<n
-            where novelty[t].isFinite && novelty[t] >= threshold
-                && (window == 0 || novelty[t] - localMean(t) >= prominence)
-                && novelty[t] >= novelty[t - 1] && (t + 1 >= n || novelty[t] >= novelty[t + 1])
-            {
-                candidates.append(t)
-            }
-        }
-        candidates.sort { novelty[$0] > novelty[$1] }
-        for t in candidates where t >= minimumDistance && n - t >= minimumDistance && accepted.count < maximumCount {
-            if accepted.allSatisfy({ abs($0 - t) >= minimumDistance }) { accepted.insert(t) }
-        }
-        return accepted.filter { $0 >= 0 && $0 < n }.sorted()
     }
 
     /// Adds boundaries so no range is longer than `maximum` bars: a longer range is cut every
