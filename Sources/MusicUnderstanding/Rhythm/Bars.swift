@@ -1,0 +1,52 @@
+import Foundation
+
+/// The downbeat step of the rhythm chain (madmom's downbeat processors): the
+/// ``DownbeatTracker`` finds meter and bar phase from beat-synchronous cues (Durand et al.
+/// 2015) and a bar-position Viterbi, and the bar in progress at the last beat is completed
+/// while the music sounds (metrical entrainment through held notes: Large & Jones 1999).
+extension RhythmAnalyzer {
+    /// The bars of `times`: downbeat times, seconds, and beats per bar (`nil` without bars);
+    /// with ``Configuration/completesLastBar``, beats are appended to `times` and `beats` up to
+    /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:energy:silence:frameRate:radius:)``).
+    func findBars(
+        _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?
+    ) -> (downbeats: [Double], beatsPerBar: Int?) {
+        var bars: [Double] = []
+        var beatsPerBar: Int?
+        let downbeats = DownbeatTracker(configuration: configuration)
+        let salience = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony)
+        if let decoded = downbeats.decode(salience) {
+            bars = decoded.downbeatIndices.map { times[$0] }
+            beatsPerBar = decoded.beatsPerBar
+            if configuration.completesLastBar, let last = decoded.downbeatIndices.last {
+                completeLastBar(
+                    &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
+                    energy: onset.energy, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
+            }
+        }
+        return (bars, bars.isEmpty ? nil : beatsPerBar)
+    }
+
+    /// Appends beats at the period of the last 4 beats until the bar that begins at beat index
+    /// `lastDownbeat` holds `beatsPerBar` beats, stopping at the first that would fall in silence
+    /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/completesLastBar``).
+    func completeLastBar(
+        _ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
+        energy: [Float], silence: Float?, frameRate: Double, radius: Int
+    ) {
+        let after = times.count - 1 - lastDownbeat
+        guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !energy.isEmpty else { return }
+        let step = min(4, times.count - 1)
+        let period = (times[times.count - 1] - times[times.count - 1 - step]) / Double(step)
+        guard period > 0 else { return }
+        guard let threshold = silence else { return }
+        for _ in 0..<(beatsPerBar - 1 - after) {
+            guard let lastTime = times.last else { return }
+            let t = lastTime + period
+            let f = Int((t * frameRate).rounded())
+            guard f + radius < energy.count, sounds(at: f, energy: energy, threshold: threshold, radius: radius) else { return }
+            times.append(t)
+            frames.append(f)
+        }
+    }
+}

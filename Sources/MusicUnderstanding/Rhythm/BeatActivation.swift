@@ -1,0 +1,151 @@
+import Foundation
+
+/// The activation steps of the rhythm chain (madmom's activation processors): the onset curves
+/// that the tempo estimate and the beat tracker follow, the harmonic-change curve, the texture
+/// (legato to impulsive) that chooses between whitened and linear onset strength, and the
+/// activation in `(0, 1)` that the beat tracker's observation model reads (Krebs, Böck & Widmer
+/// 2015, sec. 2.4).
+extension RhythmAnalyzer {
+    /// The beat-tracking curve: the broadband onset strength plus ``Configuration/lowBandBeatWeight``
+    /// times the low-band one, clipped at ``Configuration/clipPercentile``; `nil` when a value is
+    /// not finite.
+    func beatTrackingCurve(_ onset: OnsetFeatures) -> [Float]? {
+        // Beat-tracking curve: broadband plus low-band flux.
+        var curve = onset.strength
+        if onset.lowStrength.count == curve.count, configuration.lowBandBeatWeight != 0 {
+            for i in curve.indices { curve[i] += configuration.lowBandBeatWeight * onset.lowStrength[i] }
+        }
+        guard curve.allSatisfy({ $0.isFinite }) else { return nil }
+        // Clip isolated outliers (the first onset after silence is exaggerated by the adaptive
+        // whitening) so that they do not dominate the local reference and the periodicity.
+        if configuration.clipPercentile < 1, curve.count > 1 {
+            let sorted = curve.sorted()
+            let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.clipPercentile))]
+            if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
+        }
+        return curve
+    }
+
+    /// The tempo curve: the beat-tracking `curve` with the high band down-weighted to
+    /// ``Configuration/highBandTempoWeight``.
+    func tempoCurve(_ curve: [Float], onset: OnsetFeatures) -> [Float] {
+        var tempoCurve = curve
+        if onset.highStrength.count == curve.count, configuration.highBandTempoWeight != 1 {
+            let drop = 1 - configuration.highBandTempoWeight
+            for i in tempoCurve.indices { tempoCurve[i] = max(0, tempoCurve[i] - drop * onset.highStrength[i]) }
+        }
+        return tempoCurve
+    }
+
+    /// Harmonic-change curve at the chroma block rate: at each block, the half-wave rectified
+    /// difference between the L1-normalised mean chroma of the next and of the previous
+    /// `harmonicContextBlocks` blocks (a chord-change detection function after Harte, Sandler &
+    /// Gasser 2006, whose smoothing ignores note-level arpeggiation).
+    func harmonicChange(_ harmony: FrameFeature?) -> [Float] {
+        guard let harmony, harmony.dimension == 12 else { return [] }
+        let chroma = harmony.values
+        let blocks = chroma.count / 12
+        let w = max(1, configuration.harmonicContextBlocks)
+        guard blocks > 2 * w, configuration.harmonicChangeWeight > 0 else { return [] }
+        // Prefix sums of the normalised chroma.
+        var prefix = [Float](repeating: 0, count: (blocks + 1) * 12)
+        for b in 0..<blocks {
+            var sum: Float = 0
+            for c in 0..<12 { sum += chroma[b * 12 + c] }
+            let scale: Float = sum > 0 ? 1 / sum : 0
+            for c in 0..<12 { prefix[(b + 1) * 12 + c] = prefix[b * 12 + c] + chroma[b * 12 + c] * scale }
+        }
+        var out = [Float](repeating: 0, count: blocks)
+        for b in w...(blocks - w) {
+            var d: Float = 0
+            for c in 0..<12 {
+                let before = prefix[b * 12 + c] - prefix[(b - w) * 12 + c]
+                let after = prefix[(b + w) * 12 + c] - prefix[b * 12 + c]
+                if after > before { d += after - before }
+            }
+            out[b] = d / Float(w)
+        }
+        return out
+    }
+
+    /// The curve the beat tracker follows, chosen by the texture. Which onset detection function
+    /// marks the onsets depends on the kind of onset (J. P. Bello, L. Daudet, S. Abdallah,
+    /// C. Duxbury, M. Davies & M. Sandler, "A tutorial on onset detection in music signals",
+    /// IEEE Trans. Speech and Audio Processing 13(5), 2005, sec. III and VI: energy-based
+    /// functions for percussive onsets; spectral functions that weigh every band alike for the
+    /// soft onsets of pitched, non-percussive notes; N. Collins, "A comparison of sound onset
+    /// detection algorithms with emphasis on psychoacoustically motivated detection functions",
+    /// AES 118th Convention, 2005, on the same split). In an impulsive texture the loudest onsets
+    /// (kick, snare, a struck chord) carry the beat and the whitened flux raises off-beat hats and
+    /// bass notes to their level; in a legato one (organ, strings, choir) the whitening is what
+    /// finds the soft note changes at all. So the activation is the whitened curve mixed with the
+    /// linear onset strength (means matched), by ``Configuration/linearFluxBeatShare`` times the
+    /// texture's place in ``Configuration/impulsiveTexture`` (`impulsiveShare`, ``impulsiveShare(onset:curve:)``).
+    func beatCurve(_ curve: [Float], onset: OnsetFeatures, impulsiveShare: Float) -> [Float] {
+        let linear = onset.linearStrength
+        guard configuration.linearFluxBeatShare > 0, configuration.linearFluxBeatShare.isFinite,
+            linear.count == curve.count, !curve.isEmpty
+        else { return curve }
+        let share = configuration.linearFluxBeatShare * impulsiveShare
+        guard share > 0 else { return curve }
+        let meanCurve = curve.reduce(0, +) / Float(curve.count)
+        let meanLinear = linear.reduce(0, +) / Float(linear.count)
+        guard meanLinear > 0, meanCurve > 0 else { return curve }
+        let k = meanCurve / meanLinear
+        let w = min(1, share)
+        var out = curve
+        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * (linear[i].isFinite ? linear[i] : 0) }
+        return out
+    }
+
+    /// Where the texture lies between legato (0) and impulsive (1): the ``impulsiveness(onset:curve:)``
+    /// of the input placed linearly in ``Configuration/impulsiveTexture``.
+    func impulsiveShare(onset: OnsetFeatures, curve: [Float]) -> Float {
+        let range = configuration.impulsiveTexture
+        let texture = impulsiveness(onset: onset, curve: curve)
+        let place =
+            range.upperBound > range.lowerBound
+            ? (texture - range.lowerBound) / (range.upperBound - range.lowerBound)
+            : (texture >= range.lowerBound ? 1 : 0)
+        return min(1, max(0, place))
+    }
+
+    /// How impulsive the texture is: the median, over the salient onset peaks of `curve`, of the
+    /// largest new-sound share (``OnsetFeatures/relativeFlux``) within 50 ms of the peak, in
+    /// `0 ... 1`. A drum hit or a struck chord replaces much of the spectrum at once (0.3-0.6); a
+    /// bowed, blown or sung note change adds a little to what sounds on (0.1-0.2). Peaks are local
+    /// maxima over ±50 ms above the mean over ±0.5 s and above 10 % of the 95th-percentile peak.
+    func impulsiveness(onset: OnsetFeatures, curve: [Float]) -> Float {
+        let rel = onset.relativeFlux
+        let n = curve.count
+        guard rel.count == n, n > 2, onset.frameRate > 0 else { return 0 }
+        let merge = max(1, Int((0.05 * onset.frameRate).rounded()))
+        let half = max(1, Int((0.5 * onset.frameRate).rounded()))
+        let local = Smoothing.movingAverage(curve, half: half)
+        let peaks = PeakPicking.localMaxima(curve, radius: merge).filter { curve[$0] >= local[$0] }
+        guard let reference = Smoothing.quantile(peaks.map { curve[$0] }, 0.95), reference > 0 else { return 0 }
+        let shares = peaks.filter { curve[$0] >= 0.1 * reference }.map { PeakPicking.windowMaximum(rel, around: $0, radius: merge) }
+        return Smoothing.quantile(shares, 0.5) ?? 0
+    }
+
+    /// Maps the onset curve to an activation in `(0, 1)`: the curve relative to a moving
+    /// reference level (the local mean over `activationWindowSeconds`), scaled and clipped.
+    func makeActivation(_ curve: [Float], frameRate: Double) -> [Float] {
+        let n = curve.count
+        let half = max(1, Int(configuration.activationWindowSeconds * frameRate / 2))
+        // Prefix sums for the moving mean.
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + Double(curve[i]) }
+        let globalMean = prefix[n] / Double(max(1, n))
+        var out = [Float](repeating: Float(configuration.activationFloor), count: n)
+        let floor = configuration.activationFloor
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n, i + half + 1)
+            let mean = (prefix[hi] - prefix[lo]) / Double(hi - lo)
+            let ref = 4 * max(mean, 0.25 * globalMean, 1e-6)
+            let a = configuration.activationScale * Double(curve[i]) / ref
+            out[i] = Float(min(0.95, max(floor, a)))
+        }
+        return out
+    }
+}

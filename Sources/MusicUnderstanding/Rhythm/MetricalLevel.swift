@@ -1,0 +1,158 @@
+import Foundation
+
+/// The tempo and metrical-level steps of the rhythm chain (madmom's tempo processors, and the
+/// octave folding of DJ software): the global tempo's pulse-salience gate, the choice between
+/// the tracked level and the one at half its period by their salience to a listener (Parncutt
+/// 1994; McKinney & Moelants 2006), the tempo's octave alternatives at the beats' tempo, and the
+/// folding of the beat grid into ``Configuration/foldedTempoRange``.
+extension RhythmAnalyzer {
+    /// The global tempo (``TempoEstimator``) of the tempo curve of `curve` (``tempoCurve(_:onset:)``)
+    /// and of the harmonic change of `harmony` (``harmonicChange(_:)``); `nil` when there is none or
+    /// its pulse salience times the square root of the number of frames is below
+    /// ``Configuration/minimumSalience`` (silence, noise).
+    func estimateTempo(_ curve: [Float], onset: OnsetFeatures, harmony: FrameFeature?, estimator: TempoEstimator) -> TempoEstimate? {
+        let fps = onset.frameRate
+        guard
+            let tempo = estimator.estimate(
+                tempoCurve(curve, onset: onset), frameRate: fps, harmonicChange: harmonicChange(harmony),
+                harmonicRate: harmony?.frameRate ?? fps),
+            tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
+        else { return nil }
+        return tempo
+    }
+
+    /// The metrical level at half the period of `tempo` when it is the more salient of the two
+    /// adjacent levels to a listener, else `nil` (see ``Configuration/adjacentLevelSalience``).
+    ///
+    /// The salience of a level is its resonance (the tempo prior, ``TempoEstimator/resonance(period:frameRate:)``)
+    /// times the mean accent of its beats (pulse salience as period salience × how strongly events
+    /// mark the pulse's beats: Parncutt 1994, "A perceptual model of pulse salience and metrical
+    /// accent in musical rhythms", Music Perception 11(4); the tapped level follows the relative
+    /// salience of adjacent levels and a resonance curve near 120 BPM: McKinney & Moelants 2006,
+    /// "Ambiguity in tempo perception", Music Perception 24(2)). A beat's accent is the largest
+    /// relative flux (``OnsetFeatures/relativeFlux``, the share of the unwhitened spectrum that is
+    /// new) within `radius` frames of it: loudness-relative, so a quiet hi-hat under a sustained
+    /// texture adds little and a kick or a chord much. The faster level's beats are the tracked
+    /// beats and the midpoints between them, so with `on` and `mid` the mean accents of the
+    /// two, the faster level wins when `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on) ≥ 1`.
+    /// Only where the faster level is nearer the preferred tempo (the current one slower than
+    /// ``Configuration/preferredBPM`` / √2) and not faster than ``Configuration/maximumBeatBPM``,
+    /// with at least 8 beats. Its candidates put the faster level first (with the confidences the
+    /// estimator gave them).
+    func fasterLevel(
+        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
+        frameRate: Double, estimator: TempoEstimator
+    ) -> TempoEstimate? {
+        let period = tempo.period, half = tempo.period / 2
+        guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
+        let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
+        guard gain > 1 else { return nil }
+        func accent(at frame: Int) -> Double { Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius)) }
+        var on = 0.0, mid = 0.0
+        for i in 0..<(beats.count - 1) {
+            on += accent(at: beats[i])
+            mid += accent(at: (beats[i] + beats[i + 1]) / 2)
+        }
+        guard on > 0, gain * (on + mid) / (2 * on) >= 1 else { return nil }
+        var faster = tempo
+        faster.period = half
+        faster.beatsPerMinute = 2 * tempo.beatsPerMinute
+        if let i = faster.candidates.firstIndex(where: { abs($0.beatsPerMinute / faster.beatsPerMinute - 1) < 0.1 }) {
+            let c = faster.candidates.remove(at: i)
+            faster.candidates.insert(c, at: 0)
+        } else {
+            faster.candidates.insert(TempoCandidate(beatsPerMinute: faster.beatsPerMinute, confidence: 0), at: 0)
+        }
+        return faster
+    }
+
+    /// The tempo's octave alternatives, with the estimator's confidences, at the beats' tempo
+    /// `bpm` (empty without it).
+    func octaveCandidates(of tempo: TempoEstimate, beatsPerMinute bpm: Float?) -> [TempoCandidate] {
+        guard let bpm, let chosen = tempo.candidates.first else { return [] }
+        return tempo.candidates.map { c in
+            // Exact octaves of the beats' tempo (the periodicity peaks are only frame-exact).
+            let octave = pow(2, log2(c.beatsPerMinute / chosen.beatsPerMinute).rounded())
+            return TempoCandidate(beatsPerMinute: Double(bpm) * octave, confidence: c.confidence)
+        }
+    }
+
+    /// `result` with the reported tempo first among its candidates (its octave neighbour, when
+    /// folded, with that neighbour's confidence; confidence 0 when none is within 2 %), or
+    /// without candidates when it reports no tempo.
+    func reportedTempoFirst(_ result: RhythmResult) -> RhythmResult {
+        var result = result
+        if let bpm = result.beatsPerMinute {
+            // The reported tempo first (its octave neighbour, when folded).
+            let reported = Double(bpm)
+            if let i = result.tempoCandidates?.firstIndex(where: { abs($0.beatsPerMinute / reported - 1) < 0.02 }) {
+                let c = result.tempoCandidates?.remove(at: i)
+                if let c { result.tempoCandidates?.insert(TempoCandidate(beatsPerMinute: reported, confidence: c.confidence), at: 0) }
+            } else {
+                result.tempoCandidates?.insert(TempoCandidate(beatsPerMinute: reported, confidence: 0), at: 0)
+            }
+        } else {
+            result.tempoCandidates = nil
+        }
+        return result
+    }
+
+    /// Folds the beat grid by octaves into `range` (DJ software's BPM range): while the tempo is
+    /// above it, every other beat is kept (the phase holding the downbeats, or with the stronger
+    /// onsets when there are none); while below it, a beat is added halfway between each two.
+    /// Downbeats stay where they are and so does `beatsPerBar`, the meter as heard: folding picks
+    /// the tempo octave DJ software shows, the bars do not change (an odd meter cannot be halved:
+    /// its bars stay, not all on beats, with `beatsPerBar` `nil`).
+    func fold(
+        _ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], curve: [Float],
+        radius: Int
+    ) -> RhythmResult {
+        var out = result
+        var frames = beatFrames
+        var steps = 0
+        while steps < 3, out.beats.count >= 2, let bpm = out.beatsPerMinute.map(Double.init) {
+            steps += 1
+            if bpm > range.upperBound, out.beats.count >= 4 {
+                let downbeatIndices = out.bars.compactMap { bar in out.beats.firstIndex(of: bar) }
+                let phase: Int
+                if let first = downbeatIndices.first, downbeatIndices.allSatisfy({ ($0 - first) % 2 == 0 }) {
+                    phase = first % 2
+                } else {
+                    phase = strongerPhase(frames, curve: curve, radius: radius)
+                }
+                let keep = out.beats.indices.filter { $0 % 2 == phase }
+                frames = keep.map { frames[$0] }
+                out.beats = keep.map { out.beats[$0] }
+                if !downbeatIndices.allSatisfy({ $0 % 2 == phase }) || out.beatsPerBar.map({ $0 % 2 != 0 }) == true {
+                    out.beatsPerBar = nil
+                }
+            } else if bpm < range.lowerBound {
+                var newFrames: [Int] = [], newBeats: [Double] = []
+                for i in out.beats.indices {
+                    newFrames.append(frames[i]); newBeats.append(out.beats[i])
+                    if i + 1 < out.beats.count {
+                        newFrames.append((frames[i] + frames[i + 1]) / 2)
+                        newBeats.append((out.beats[i] + out.beats[i + 1]) / 2)
+                    }
+                }
+                frames = newFrames
+                out.beats = newBeats
+            } else {
+                break
+            }
+            let ibi = medianInterval(out.beats)
+            out.beatsPerMinute = ibi > 0 ? Float(60 / ibi) : nil
+        }
+        return out
+    }
+
+    /// 0 or 1: the parity of the beats with the larger summed onset peaks.
+    func strongerPhase(_ beats: [Int], curve: [Float], radius: Int) -> Int {
+        var sums: [Float] = [0, 0]
+        for (i, f) in beats.enumerated() {
+            let p = PeakPicking.largest(curve, near: f, radius: radius)
+            if p >= 0, p < curve.count { sums[i % 2] += curve[p] }
+        }
+        return sums[1] > sums[0] ? 1 : 0
+    }
+}
