@@ -200,6 +200,8 @@ struct CLITests {
             ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.meters"),
             ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.meters"),
             ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.meters"),
+            ("tempoWindow.json", #"{"rhythm": {"tempoCurveWindowBeats": 1}}"#, "rhythm.tempoCurveWindowBeats: 1 is outside"),
+            ("tempoDrift.json", #"{"rhythm": {"tempoCurveDrift": 5}}"#, "rhythm.tempoCurveDrift: 5"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

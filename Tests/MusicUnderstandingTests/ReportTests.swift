@@ -78,7 +78,7 @@ import Testing
         ("structure", "sectionLabels"), ("structure", "sectionFunctions"),
         ("key", "confidence"), ("key", "rangeConfidences"),
         ("source", "size"), ("source", "modified"),
-        ("rhythm", "beatsPerBar"), ("rhythm", "tempoCandidates"),
+        ("rhythm", "beatsPerBar"), ("rhythm", "tempoCandidates"), ("rhythm", "tempoCurve"),
     ]
     /// Extra optional top-level members (README, "Extra fields").
     static let topLevelExtras = ["analyzer"]

@@ -3,6 +3,39 @@ import Testing
 @testable import MusicUnderstanding
 
 @Suite struct RhythmTests {
+    /// A click track that speeds up from 100 to 130 BPM over 40 s gets a rising tempo curve that
+    /// follows the clicks' local tempo within 4 % (Acc1); the same clicks at a steady 115 BPM get
+    /// none, and with `tempoCurveDrift` 0 they get a flat one.
+    @Test func tempoCurveFollowsAnAccelerando() throws {
+        let duration = 40.0
+        func localBPM(_ t: Double) -> Double { 100 + 30 * t / duration }
+        var times: [Double] = []
+        var t = 0.5
+        while t < duration - 0.3 {
+            times.append(t)
+            t += 60 / localBPM(t)
+        }
+        var samples = [Float](repeating: 0, count: Int(duration * Synth.rate))
+        for x in times { Synth.click(&samples, at: x) }
+        let result = Synth.analyze(samples)
+        let curve = try #require(result.tempoCurve, "no curve for \(result.beatsPerMinute ?? 0) BPM")
+        #expect(curve.count >= 8)
+        for point in curve where point.time > 3 && point.time < duration - 3 {
+            #expect(abs(Double(point.value) / localBPM(point.time) - 1) < 0.04, "\(point.value) BPM at \(point.time) s")
+        }
+        let first = try #require(curve.first), last = try #require(curve.last)
+        #expect(last.value > first.value * 1.15)
+        #expect(zip(curve, curve.dropFirst()).allSatisfy { $1.time > $0.time })
+
+        var steady = [Float](repeating: 0, count: Int(30 * Synth.rate))
+        for x in stride(from: 0.5, to: 29.7, by: 60 / 115.0) { Synth.click(&steady, at: x) }
+        #expect(Synth.analyze(steady).tempoCurve == nil)
+        var always = RhythmAnalyzer.Configuration()
+        always.tempoCurveDrift = 0
+        let flat = try #require(Synth.analyze(steady, configuration: always).tempoCurve)
+        #expect(flat.allSatisfy { abs(Double($0.value) / 115 - 1) < 0.02 })
+    }
+
     /// Click tracks from 60 to 200 BPM: tempo within 4 % (Acc1) and every beat within 70 ms,
     /// with no systematic latency (median offset within ±5 ms).
     @Test(arguments: [60.0, 92.0, 120.0, 151.0, 200.0])

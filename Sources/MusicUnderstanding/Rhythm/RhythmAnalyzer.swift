@@ -25,6 +25,8 @@ import Foundation
 ///    2015), decoded with a bar-position Viterbi; the last bar is completed.
 /// 8. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
+/// 9. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
+///    interval of a window of beats (Dixon 2001), reported when it drifts from the global tempo.
 public struct RhythmAnalyzer: Sendable {
     /// The settings in use.
     public var configuration: Configuration
@@ -82,6 +84,9 @@ public struct RhythmAnalyzer: Sendable {
         if let range = configuration.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
-        return reportedTempoFirst(result)
+        result = reportedTempoFirst(result)
+        // 9. The local tempo over time, when it drifts.
+        result.tempoCurve = tempoCurve(beats: result.beats, bars: result.bars, beatsPerMinute: result.beatsPerMinute)
+        return result
     }
 }

@@ -283,6 +283,14 @@ extension RhythmAnalyzer {
         /// Probability of a meter change per beat (default 1e-6).
         public var meterChangeProbability: Double = 1e-6
 
+        /// Beats in the window of each local tempo of ``RhythmResult/tempoCurve`` (default 16: four
+        /// 4/4 bars, so a few misplaced beats do not move the window's median interval).
+        public var tempoCurveWindowBeats: Int = 16
+        /// ``RhythmResult/tempoCurve`` is reported when the local tempo departs from the global one
+        /// by more than this share at two successive points (default 0.04, the Acc1 tolerance
+        /// within which two tempi count as the same); 0 reports it for every input with beats.
+        public var tempoCurveDrift: Double = 0.04
+
         /// The default configuration.
         public init() {}
     }

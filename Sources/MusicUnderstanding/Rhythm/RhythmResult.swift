@@ -13,20 +13,26 @@ public struct RhythmResult: Sendable, Codable {
     /// The reported tempo and its octave alternatives (half and double), each with a confidence;
     /// the reported tempo first, confidences summing to 1. Extra field; `nil` without a tempo.
     public var tempoCandidates: [TempoCandidate]?
+    /// The local tempo over time, BPM, at every bar line (every fourth beat without bars); each
+    /// value from the median beat interval of the ``RhythmAnalyzer/Configuration/tempoCurveWindowBeats``
+    /// beats around it. Extra field; `nil` when the tempo is steady (no local tempo departs from
+    /// ``beatsPerMinute`` by more than ``RhythmAnalyzer/Configuration/tempoCurveDrift``).
+    public var tempoCurve: [MusicUnderstandingSession.TimedValue<Float>]?
 
     /// Creates a rhythm result.
     public init(
         beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil,
-        tempoCandidates: [TempoCandidate]? = nil
+        tempoCandidates: [TempoCandidate]? = nil, tempoCurve: [MusicUnderstandingSession.TimedValue<Float>]? = nil
     ) {
         self.beats = beats
         self.bars = bars
         self.beatsPerMinute = beatsPerMinute
         self.beatsPerBar = beatsPerBar
         self.tempoCandidates = tempoCandidates
+        self.tempoCurve = tempoCurve
     }
 
-    enum CodingKeys: String, CodingKey { case beats, bars, beatsPerMinute, beatsPerBar, tempoCandidates }
+    enum CodingKeys: String, CodingKey { case beats, bars, beatsPerMinute, beatsPerBar, tempoCandidates, tempoCurve }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -34,6 +40,11 @@ public struct RhythmResult: Sendable, Codable {
         try c.encode(beats.map(ReportRounding.time), forKey: .beats)
         try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
         try c.encodeIfPresent(tempoCandidates, forKey: .tempoCandidates)
+        if let tempoCurve {
+            try c.encode(
+                tempoCurve.map { MusicUnderstandingSession.TimedValue(time: ReportRounding.time($0.time), value: ReportRounding.level(Double($0.value))) },
+                forKey: .tempoCurve)
+        }
         if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
             try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
         } else {

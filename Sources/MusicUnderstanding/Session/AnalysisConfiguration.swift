@@ -165,6 +165,8 @@ extension AnalysisConfiguration {
         ("structure.minimumBoundaryChange", 0...100, { $0.structure.minimumBoundaryChange }),
         ("structure.strongNovelty", 0...10, { $0.structure.strongNovelty }),
         ("structure.homogeneityClarity", 0...1000, { $0.structure.homogeneityClarity }),
+        ("rhythm.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurveWindowBeats) }),
+        ("rhythm.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurveDrift }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
