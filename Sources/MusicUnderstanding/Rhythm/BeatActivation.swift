@@ -26,15 +26,15 @@ extension RhythmAnalyzer {
         return curve
     }
 
-    /// The tempo curve: the beat-tracking `curve` with the high band down-weighted to
+    /// The curve the tempo is estimated from: the beat-tracking `curve` with the high band down-weighted to
     /// ``Configuration/highBandTempoWeight``.
-    func tempoCurve(_ curve: [Float], onset: OnsetFeatures) -> [Float] {
-        var tempoCurve = curve
+    func tempoEstimationCurve(_ curve: [Float], onset: OnsetFeatures) -> [Float] {
+        var weighted = curve
         if onset.highStrength.count == curve.count, configuration.highBandTempoWeight != 1 {
             let drop = 1 - configuration.highBandTempoWeight
-            for i in tempoCurve.indices { tempoCurve[i] = max(0, tempoCurve[i] - drop * onset.highStrength[i]) }
+            for i in weighted.indices { weighted[i] = max(0, weighted[i] - drop * onset.highStrength[i]) }
         }
-        return tempoCurve
+        return weighted
     }
 
     /// Harmonic-change curve at the chroma block rate: at each block, the half-wave rectified

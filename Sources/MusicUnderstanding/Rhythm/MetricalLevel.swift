@@ -6,7 +6,7 @@ import Foundation
 /// 1994; McKinney & Moelants 2006), the tempo's octave alternatives at the beats' tempo, and the
 /// folding of the beat grid into ``Configuration/foldedTempoRange``.
 extension RhythmAnalyzer {
-    /// The global tempo (``TempoEstimator``) of the tempo curve of `curve` (``tempoCurve(_:onset:)``)
+    /// The global tempo (``TempoEstimator``) of the tempo-estimation curve of `curve` (``tempoEstimationCurve(_:onset:)``)
     /// and of the harmonic change of `harmony` (``harmonicChange(_:)``); `nil` when there is none or
     /// its pulse salience times the square root of the number of frames is below
     /// ``Configuration/minimumSalience`` (silence, noise).
@@ -14,7 +14,7 @@ extension RhythmAnalyzer {
         let fps = onset.frameRate
         guard
             let tempo = estimator.estimate(
-                tempoCurve(curve, onset: onset), frameRate: fps, harmonicChange: harmonicChange(harmony),
+                tempoEstimationCurve(curve, onset: onset), frameRate: fps, harmonicChange: harmonicChange(harmony),
                 harmonicRate: harmony?.frameRate ?? fps),
             tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
         else { return nil }

@@ -44,7 +44,7 @@ public struct RhythmAnalyzer: Sendable {
         // Harmonic change comes from the one shared chroma (the HPCP at its block rate).
         let harmony = features.chroma?.blockFeature
         let fps = onset.frameRate
-        // 2. The tempo (from the tempo curve and the harmonic change), with enough pulse salience.
+        // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience.
         let estimator = TempoEstimator(configuration: configuration)
         guard var tempo = estimateTempo(curve, onset: onset, harmony: harmony, estimator: estimator) else { return empty }
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
