@@ -83,7 +83,7 @@ public struct StructureAnalyzer: Sendable {
         public var pulselessUnitSeconds: Double = 2
         /// A structural-feature boundary within this many seconds of a bar line starts its section
         /// on the bar line; farther away it starts the section where it is (on its beat).
-        public var boundarySnapSeconds: Double = 1.5
+        public var boundarySnapSeconds: Double = 2
         /// A structural-feature boundary needs at least this checkerboard novelty (bar distance
         /// units, unscaled) at its bar line: below it nothing changes there (a steady sound).
         public var minimumBoundaryChange: Double = 0.002
@@ -92,7 +92,7 @@ public struct StructureAnalyzer: Sendable {
         public var strongNovelty: Double = 0.8
         /// When the bar novelty's peaks average at least this many times its mean, they are the
         /// sections (clear changes of texture), not the structural features' boundaries.
-        public var homogeneityClarity: Double = 2.6
+        public var homogeneityClarity: Double = 2.4
 
         /// How section boundaries are found.
         public enum SectionMethod: String, Sendable, Hashable, Codable {
