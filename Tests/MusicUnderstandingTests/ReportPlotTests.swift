@@ -97,6 +97,30 @@ extension [SVGElements.Element] {
         #expect(elements.contains { $0.groups.last == "legend" && $0.text == "drum" })
     }
 
+    @Test("The local tempo is a line in the top of the beat lane, labelled with its range; none without a curve")
+    func tempoCurve() throws {
+        let beats = stride(from: 0.5, to: 20, by: 0.5).map { $0 }
+        let bars = stride(from: 0.5, to: 20, by: 2.0).map { $0 }
+        let curve = bars.map { MusicUnderstandingSession.TimedValue<Float>(time: $0, value: Float(110 + $0 - 0.5)) }
+        var result = SampleReport.result()
+        result.rhythm = RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4, tempoCurve: curve)
+        let plot = ReportPlot(report: Report(source: SourceInfo(path: "a.wav", duration: 20), result: result))
+        let elements = try SVGElements.parse(plot.svg())
+        let line = try #require(elements.inLane(.beats).withClass("tempo-curve").first)
+        #expect(line.attributes["data-count"] == "10")
+        let d = try #require(line.attributes["d"])
+        #expect(d.filter { $0 == "L" }.count == 9)
+        #expect(elements.inLane(.beats).contains { $0.text == "110–128 BPM" })
+        // Rising tempo: the line climbs (SVG y grows downwards), within the lane's top 40 %.
+        let ys = d.split(whereSeparator: { $0 == "M" || $0 == "L" }).compactMap { Double($0.split(separator: ",")[1]) }
+        let (top, height) = plot.lane(.beats)
+        #expect(ys == ys.sorted(by: >) && ys.allSatisfy { $0 >= top && $0 <= top + 0.4 * height })
+        #expect(elements.contains { $0.groups.last == "legend" && $0.text == "local tempo" })
+
+        let steady = try SVGElements.parse(ReportPlot(report: SampleReport.report()).svg())
+        #expect(steady.inLane(.beats).withClass("tempo-curve").isEmpty)
+    }
+
     @Test("A 1-hour mix: no beat lines, bar lines thinned to at least 4 px apart, curves one point per pixel, small file")
     func hourLongMix() throws {
         let beats = stride(from: 0.25, to: 3600, by: 0.5).map { $0 }  // 120 BPM for an hour: 7200 beats
@@ -112,7 +136,9 @@ extension [SVGElements.Element] {
             activity: [.drum: curve.map { .init(time: $0.time, value: 0.7) }])
         let sections = stride(from: 0.0, to: 3600, by: 16).map { TimeRange(start: $0, duration: 16) }
         let result = SessionResult(
-            rhythm: RhythmResult(beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4),
+            rhythm: RhythmResult(
+                beats: beats, bars: bars, beatsPerMinute: 120, beatsPerBar: 4,
+                tempoCurve: bars.map { .init(time: $0, value: Float(118 + 4 * sin($0 / 60))) }),
             structure: StructureResult(
                 sections: sections, segments: sections, phrases: sections,
                 sectionLabels: sections.indices.map { $0 % 2 == 0 ? "A" : "B" }),
@@ -127,6 +153,8 @@ extension [SVGElements.Element] {
         #expect(drawnBars > 0 && Double(drawnBars) <= plot.layout.plotWidth / plot.layout.minimumLineSpacing)
         let area = try #require(elements.inLane(.loudness).withClass("loudness").first?.attributes["d"])
         #expect(area.filter { $0 == "L" }.count <= 2 * Int(plot.layout.plotWidth) + 2, "36,000 values aggregated to the pixel")
+        let tempo = try #require(elements.inLane(.beats).withClass("tempo-curve").first?.attributes["d"])
+        #expect(tempo.filter { $0 == "L" }.count <= Int(plot.layout.plotWidth), "1,800 bar tempi, at most one per pixel")
         #expect(svg.utf8.count < 400_000, "\(svg.utf8.count) bytes")
         #expect(elements.inLane(.axis).withClass("tick").map(\.text).last == "1:00:00")
         #expect(elements.first { $0.groups.last == "lane-beats" && $0.name == "text" }?.text.hasPrefix("Bars (1 in") == true)

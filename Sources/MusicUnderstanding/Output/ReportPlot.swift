@@ -61,6 +61,8 @@ public struct ReportPlot: Sendable {
         public static let beat = "#9aa0aa"
         /// The pace curve.
         public static let pace = "#3d3f45"
+        /// The local tempo curve in the beat lane.
+        public static let tempo = "#b8860b"
         /// Under the pace curve.
         public static let paceFill = "#c9ccd3"
         /// Section bands by repetition label: A, B, C, ... (then round again).
@@ -342,6 +344,30 @@ public struct ReportPlot: Sendable {
             drawn += 1
         }
         s.element("path", ["d": path, "stroke": Palette.bar, "stroke-width": "1.5", "class": "bars", "data-count": "\(drawn)"])
+        drawTempoCurve(rhythm.tempoCurve ?? [], top: top, height: height * 0.4, into: &s)
+    }
+
+    /// The local tempo (``RhythmResult/tempoCurve``) as a line in the top of the beat lane, from
+    /// its lowest to its highest value, labelled with both.
+    private func drawTempoCurve(
+        _ curve: [MusicUnderstandingSession.TimedValue<Float>], top: Double, height: Double, into s: inout SVGText
+    ) {
+        // One point per pixel column at most (a curve per bar of a 3-hour mix stays small).
+        var points: [MusicUnderstandingSession.TimedValue<Float>] = []
+        for p in curve where p.time.isFinite && p.value.isFinite && p.value > 0 {
+            if let last = points.last, x(p.time) - x(last.time) < 1 { continue }
+            points.append(p)
+        }
+        guard points.count >= 2, let low = points.map(\.value).min(), let high = points.map(\.value).max() else { return }
+        let span = Double(max(high - low, 1))
+        func y(_ v: Float) -> Double { top + 2 + (height - 4) * (1 - Double(v - low) / span) }
+        let path = points.enumerated().map { "\($0.offset == 0 ? "M" : "L")\(fmt(x($0.element.time))),\(fmt(y($0.element.value)))" }.joined()
+        s.element(
+            "path",
+            ["d": path, "stroke": Palette.tempo, "stroke-width": "1.5", "fill": "none", "class": "tempo-curve", "data-count": "\(points.count)"])
+        s.element(
+            "text", ["x": fmt(layout.left + layout.plotWidth - 4), "y": fmt(top + 10), "text-anchor": "end", "font-size": "10", "fill": Palette.tempo],
+            text: String(format: "%.0f–%.0f BPM", Double(low), Double(high)))
     }
 
     private func drawSections(_ structure: StructureResult?, top: Double, height: Double, into s: inout SVGText) {
@@ -484,6 +510,7 @@ public struct ReportPlot: Sendable {
         swatch(Palette.integrated, "integrated", line: true, dashed: true)
         swatch(Palette.bar, "bar line", line: true)
         swatch(Palette.beat, "beat", line: true)
+        swatch(Palette.tempo, "local tempo", line: true)
         for instrument in InstrumentActivityResult.Instrument.allCases {
             swatch(Palette.instruments[instrument] ?? Palette.bar, instrument.rawValue)
         }
