@@ -365,9 +365,13 @@ public struct ReportPlot: Sendable {
         s.element(
             "path",
             ["d": path, "stroke": Palette.tempo, "stroke-width": "1.5", "fill": "none", "class": "tempo-curve", "data-count": "\(points.count)"])
+        let label = String(format: "%.0f–%.0f BPM", Double(low), Double(high))
+        let right = layout.left + layout.plotWidth
+        let width = Double(label.count) * 5.6 + 6
+        s.element("rect", ["x": fmt(right - width), "y": fmt(top), "width": fmt(width), "height": "13", "fill": Palette.laneBackground])
         s.element(
-            "text", ["x": fmt(layout.left + layout.plotWidth - 4), "y": fmt(top + 10), "text-anchor": "end", "font-size": "10", "fill": Palette.tempo],
-            text: String(format: "%.0f–%.0f BPM", Double(low), Double(high)))
+            "text", ["x": fmt(right - 3), "y": fmt(top + 10), "text-anchor": "end", "font-size": "10", "fill": Palette.tempo],
+            text: label)
     }
 
     private func drawSections(_ structure: StructureResult?, top: Double, height: Double, into s: inout SVGText) {
