@@ -88,7 +88,7 @@ enum PeakPicking {
         var found: [Int] = []
         var window: [Float] = []
         window.reserveCapacity(width)
-        for i in 1..<(n - 1) where x[i - 1] < x[i] && x[i] > x[i + 1] {
+        for i in 1..<(n - 1) where isLocalMaximum(x, at: i, strict: true) {
             window.removeAll(keepingCapacity: true)
             for j in (i - half)..<(i - half + width) { window.append(x[Smoothing.reflect(j, n)]) }
             window.sort()

@@ -40,11 +40,7 @@ public struct RhythmResult: Sendable, Codable {
         try c.encode(beats.map(ReportRounding.time), forKey: .beats)
         try c.encodeIfPresent(beatsPerBar, forKey: .beatsPerBar)
         try c.encodeIfPresent(tempoCandidates, forKey: .tempoCandidates)
-        if let tempoCurve {
-            try c.encode(
-                tempoCurve.map { MusicUnderstandingSession.TimedValue(time: ReportRounding.time($0.time), value: ReportRounding.level(Double($0.value))) },
-                forKey: .tempoCurve)
-        }
+        try c.encodeIfPresent(tempoCurve, forKey: .tempoCurve)  // TimedValue rounds time and value itself
         if let bpm = beatsPerMinute, bpm.isFinite, bpm > 0 {
             try c.encode(ReportRounding.level(Double(bpm)), forKey: .beatsPerMinute)
         } else {
