@@ -532,6 +532,7 @@ import Testing
             "candidates \(result.tempoCandidates ?? [])")
         var wide = RhythmAnalyzer.Configuration()
         wide.maximumBeatBPM = 240
+        wide.octaveVoting = false
         let fast = Double(Synth.analyze(samples, configuration: wide).beatsPerMinute ?? 0)
         #expect(abs(fast / 225 - 1) < 0.04, "with the limit at 240: \(fast)")
     }
@@ -562,6 +563,7 @@ import Testing
         var off = RhythmAnalyzer.Configuration()
         off.measureGroupingRatio = 0
         off.maximumBeatBPM = 240
+        off.octaveVoting = false
         let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
         #expect(abs(without / 236 - 1) < 0.04, "without the measure test: \(without)")
     }

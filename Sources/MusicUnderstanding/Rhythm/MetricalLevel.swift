@@ -7,15 +7,18 @@ import Foundation
 /// folding of the beat grid into ``Configuration/foldedTempoRange``.
 extension RhythmAnalyzer {
     /// The global tempo (``TempoEstimator``) of the tempo-estimation curve of `curve` (``tempoEstimationCurve(_:onset:)``)
-    /// and of the harmonic change of `harmony` (``harmonicChange(_:)``); `nil` when there is none or
+    /// and of the harmonic change `change` (``harmonicChange(_:)``, `harmonicRate` values per
+    /// second); `nil` when there is none or
     /// its pulse salience times the square root of the number of frames is below
     /// ``Configuration/minimumSalience`` (silence, noise).
-    func estimateTempo(_ curve: [Float], onset: OnsetFeatures, harmony: FrameFeature?, estimator: TempoEstimator) -> TempoEstimate? {
+    func estimateTempo(
+        _ curve: [Float], onset: OnsetFeatures, harmonicChange change: [Float], harmonicRate: Double, estimator: TempoEstimator
+    ) -> TempoEstimate? {
         let fps = onset.frameRate
         guard
             let tempo = estimator.estimate(
-                tempoEstimationCurve(curve, onset: onset), frameRate: fps, harmonicChange: harmonicChange(harmony),
-                harmonicRate: harmony?.frameRate ?? fps),
+                tempoEstimationCurve(curve, onset: onset), frameRate: fps, harmonicChange: change,
+                harmonicRate: harmonicRate > 0 ? harmonicRate : fps),
             tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
         else { return nil }
         return tempo

@@ -23,9 +23,12 @@ import Foundation
 /// 7. `DownbeatTracker` (`Downbeats.swift`, composed in `Bars.swift`): meter (3 or 4) and bar
 ///    phase from beat-synchronous harmonic change, low-band onsets and accents (Durand et al.
 ///    2015), decoded with a bar-position Viterbi; the last bar is completed.
-/// 8. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
+/// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
+///    changes, when short windows of the onset curve vote for the double period (Davies &
+///    Plumbley 2007); the bars found again.
+/// 9. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
-/// 9. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
+/// 10. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
 ///    interval of a window of beats (Dixon 2001), reported when it drifts from the global tempo.
 public struct RhythmAnalyzer: Sendable {
     /// The settings in use.
@@ -43,10 +46,11 @@ public struct RhythmAnalyzer: Sendable {
         guard let onset = features.onset, onset.count > 0, onset.frameRate > 0, let curve = beatTrackingCurve(onset) else { return empty }
         // Harmonic change comes from the one shared chroma (the HPCP at its block rate).
         let harmony = features.chroma?.blockFeature
+        let chordChange = harmonicChange(harmony), chordRate = harmony?.frameRate ?? 0
         let fps = onset.frameRate
         // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience.
         let estimator = TempoEstimator(configuration: configuration)
-        guard var tempo = estimateTempo(curve, onset: onset, harmony: harmony, estimator: estimator) else { return empty }
+        guard var tempo = estimateTempo(curve, onset: onset, harmonicChange: chordChange, harmonicRate: chordRate, estimator: estimator) else { return empty }
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         let activation = makeActivation(beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps)
@@ -74,18 +78,29 @@ public struct RhythmAnalyzer: Sendable {
         // 6. Each beat placed on its onset and by its neighbours' onsets; the tempo from the placed beats.
         var beatTimes = placeBeats(beats, curve: curve, frameRate: fps, impulsiveShare: impulsive)
         let ibi = medianInterval(beatTimes)
-        let bpm: Float? = ibi > 0 ? Float(60 / ibi) : nil
+        var bpm: Float? = ibi > 0 ? Float(60 / ibi) : nil
         let candidates = octaveCandidates(of: tempo, beatsPerMinute: bpm)
         // 7. Downbeats, and the last bar completed.
-        let bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
+        var bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
+        // 8. The tempo octave by window votes: every other beat when the votes prefer the double
+        // period, unless every beat is alike (an isochronous stream is its own beat).
+        if beatTimes.count >= 8, accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.isochronousVariation,
+            votesForSlowerLevel(tempoEstimationCurve(curve, onset: onset), frameRate: fps, beatsPerMinute: bpm)
+        {
+            halve(
+                &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeats: bars.downbeats, curve: curve)
+            bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
+            let halvedInterval = medianInterval(beatTimes)
+            bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
+        }
         var result = RhythmResult(
             beats: beatTimes, bars: bars.downbeats, beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
-        // 8. Folded into the tempo range, the reported tempo first.
+        // 9. Folded into the tempo range, the reported tempo first.
         if let range = configuration.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)
-        // 9. The local tempo over time, when it drifts.
+        // 10. The local tempo over time, when it drifts.
         result.tempoCurve = tempoCurve(beats: result.beats, bars: result.bars, beatsPerMinute: result.beatsPerMinute)
         return result
     }

@@ -169,6 +169,18 @@ extension RhythmAnalyzer {
         /// with Essentia stays 0.561 (one track moves to Essentia's octave, one away from it) and the
         /// beat agreement goes 0.609 → 0.612.
         public var adjacentLevelSalience: Bool = true
+        /// Decide the tempo octave by window votes (``OctaveVote``, Davies & Plumbley 2007): the
+        /// beats are halved to every other beat (the phase holding the downbeats) when the votes
+        /// prefer the double period (default true; evidence in docs/analyses/rhythm.md).
+        public var octaveVoting: Bool = true
+        /// Period of the largest prior weight of the octave votes' Rayleigh curve, seconds
+        /// (default 0.4993: 43 frames at 86.13 fps, the value of Davies & Plumbley 2007 and of
+        /// Essentia's `TempoTapDegara`, not tuned here).
+        public var octaveVotePeriod: Double = 43 * 512 / 44_100
+        /// Beats whose accents vary less than this (coefficient of variation) are an isochronous
+        /// stream, their own beat, and are not halved by the octave votes (default 0.2: click
+        /// tracks 0.07, the beats of songs 0.5 and above).
+        public var isochronousVariation: Double = 0.2
         /// Share of the beat tracker's activation taken from the linear onset strength
         /// (``OnsetFeatures/linearStrength``, scaled to the mean of the whitened curve) in an
         /// impulsive texture, against the whitened SuperFlux (default 0.5; 0 turns it off). See
