@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import MusicUnderstanding
+
+/// The tempo-octave step (`OctaveVote.swift`): window votes, the isochrony test and the phase of
+/// halved beats, on synthesised curves with known answers.
+@Suite struct OctaveVoteTests {
+    /// Frames per second of the synthesised onset curves (the analysis' own rate).
+    static let fps = 44_100.0 / 256
+
+    /// An onset curve of `seconds` with a pulse of `period` seconds: value `accent(k)` at the
+    /// `k`-th pulse, 0 elsewhere.
+    static func pulses(seconds: Double, period: Double, accent: (Int) -> Float = { _ in 1 }) -> [Float] {
+        var curve = [Float](repeating: 0, count: Int(seconds * fps))
+        var k = 0
+        while Double(k) * period + 0.2 < seconds {
+            let i = Int(((Double(k) * period + 0.2) * fps).rounded())
+            if i < curve.count { curve[i] = accent(k) }
+            k += 1
+        }
+        return curve
+    }
+
+    /// A steady pulse at 120 BPM wins the vote over its half and double periods: its comb holds
+    /// every multiple, the faster level's misses every other one, and the Rayleigh prior (peak
+    /// 0.5 s) weighs against the slower one.
+    @Test func votesPreferTheTappedLevelOfA120BPMPulse() throws {
+        let curve = Self.pulses(seconds: 30, period: 0.5)
+        let votes = try #require(
+            OctaveVote(preferredPeriod: 0.4993).votes(curve, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240))
+        let beat = try #require(votes.score(period: 0.5))
+        let faster = try #require(votes.score(period: 0.25))
+        let slower = try #require(votes.score(period: 1.0))
+        #expect(beat > faster)
+        #expect(beat > slower)
+        // A curve shorter than one 6-s window has no votes.
+        #expect(OctaveVote(preferredPeriod: 0.4993).votes(Array(curve.prefix(500)), frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240) == nil)
+    }
+
+    /// Strong events every 0.6 s with a weak one halfway between: the stream pulses every 0.3 s
+    /// (200 BPM), and the votes go to the accented 0.6-s level (100 BPM); an even stream at 0.4 s
+    /// (150 BPM) keeps its own level.
+    @Test func votesFollowTheAccentsNotTheFastestPulse() throws {
+        let vote = OctaveVote(preferredPeriod: 0.4993)
+        let accented = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
+        let fast = try #require(vote.votes(accented, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240))
+        let slowScore = try #require(fast.score(period: 0.6))
+        let fastScore = try #require(fast.score(period: 0.3))
+        #expect(slowScore > fastScore)
+        let even = Self.pulses(seconds: 30, period: 0.4)
+        let moderate = try #require(vote.votes(even, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240))
+        let own = try #require(moderate.score(period: 0.4))
+        let double = try #require(moderate.score(period: 0.8))
+        #expect(own > double)
+    }
+
+    /// Identical beats have no accent variation; beats alternating 1 and 0.5 have 1/3.
+    @Test func accentVariationOfAlikeAndAlternatingBeats() {
+        let analyzer = RhythmAnalyzer()
+        let frames = Array(stride(from: 20, to: 2_000, by: 50))
+        let alike = Self.pulses(seconds: 12, period: 50 / Self.fps)
+        #expect(analyzer.accentVariation(frames.map { $0 - 20 + Int((0.2 * Self.fps).rounded()) }, curve: alike, radius: 2) < 0.01)
+        var alternating = [Float](repeating: 0, count: 2_100)
+        for (k, f) in frames.enumerated() { alternating[f] = k % 2 == 0 ? 1 : 0.5 }
+        #expect(abs(analyzer.accentVariation(frames, curve: alternating, radius: 2) - 1.0 / 3) < 1e-6)
+    }
+
+    /// Halving keeps the beats on which the harmony changes (here the odd ones), whatever the
+    /// downbeats say; without harmonic change it keeps the phase that holds the downbeats.
+    @Test func halvingKeepsThePhaseWhereTheHarmonyChanges() {
+        let analyzer = RhythmAnalyzer()
+        let frames = Array(stride(from: 100, to: 1_700, by: 100))
+        let times = frames.map { Double($0) / 100 }
+        // Harmonic change at 10 blocks per second: a change at every odd beat.
+        var change = [Float](repeating: 0, count: 200)
+        for (k, f) in frames.enumerated() where k % 2 == 1 { change[f / 10] = 1 }
+        var t1 = times
+        var b1 = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
+        analyzer.halve(
+            &t1, beats: &b1, frameRate: 100, harmonicChange: change, harmonicRate: 10, downbeats: [times[0], times[4]],
+            curve: [Float](repeating: 0, count: 1_800))
+        #expect(t1 == stride(from: 1, to: times.count, by: 2).map { times[$0] })
+        #expect(b1.frames == stride(from: 1, to: frames.count, by: 2).map { frames[$0] })
+        // No harmonic change: the downbeats (beats 0, 4, 8) choose the even phase.
+        var t2 = times
+        var b2 = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
+        analyzer.halve(
+            &t2, beats: &b2, frameRate: 100, harmonicChange: [], harmonicRate: 0, downbeats: [times[0], times[4], times[8]],
+            curve: [Float](repeating: 0, count: 1_800))
+        #expect(t2 == stride(from: 0, to: times.count, by: 2).map { times[$0] })
+    }
+
+    /// With the votes off the step never halves: the chain's other steps decide alone.
+    @Test func votesOffNeverPreferTheSlowerLevel() {
+        var configuration = RhythmAnalyzer.Configuration()
+        configuration.octaveVoting = false
+        let accented = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
+        let on = RhythmAnalyzer().votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)
+        let off = RhythmAnalyzer(configuration: configuration).votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)
+        #expect(on)
+        #expect(!off)
+    }
+}
