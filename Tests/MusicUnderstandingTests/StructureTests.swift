@@ -3,6 +3,25 @@ import Testing
 @testable import MusicUnderstanding
 
 @Suite struct StructureTests {
+    /// The structural features' units: beats longer than `maximumUnitSeconds` are halved until
+    /// they are not (at most three times); shorter beats are kept as they are.
+    @Test func slowBeatsAreSubdividedIntoUnits() {
+        let slow = stride(from: 0.0, through: 8.0, by: 0.8).map { $0 }
+        let halved = StructureAnalyzer.subdivided(slow, longest: 0.6)
+        #expect(halved.count == 2 * slow.count - 1)
+        #expect(zip(halved.dropFirst(), halved).allSatisfy { abs($0 - $1 - 0.4) < 1e-9 })
+        let verySlow = stride(from: 0.0, through: 16.0, by: 1.6).map { $0 }
+        let twice = StructureAnalyzer.subdivided(verySlow, longest: 0.6)
+        #expect(zip(twice.dropFirst(), twice).allSatisfy { abs($0 - $1 - 0.4) < 1e-9 })
+        let fast = stride(from: 0.0, through: 8.0, by: 0.5).map { $0 }
+        #expect(StructureAnalyzer.subdivided(fast, longest: 0.6) == fast)
+        // Three halvings at most: 8 s beats end at 1 s units.
+        let bars = [0.0, 8, 16, 24]
+        let capped = StructureAnalyzer.subdivided(bars, longest: 0.6)
+        #expect(capped.count == 25)
+        #expect(StructureAnalyzer.subdivided([], longest: 0.6).isEmpty)
+    }
+
     @Test func ababcbFromBarFeatures() {
         let features = StructureFixture.bars(form: "ABABCB")
         let edges = StructureFixture.edges(count: 48)

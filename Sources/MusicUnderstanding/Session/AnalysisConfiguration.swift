@@ -165,6 +165,7 @@ extension AnalysisConfiguration {
         ("structure.minimumBoundaryChange", 0...100, { $0.structure.minimumBoundaryChange }),
         ("structure.strongNovelty", 0...10, { $0.structure.strongNovelty }),
         ("structure.homogeneityClarity", 0...1000, { $0.structure.homogeneityClarity }),
+        ("structure.maximumUnitSeconds", 0.05...10, { $0.structure.maximumUnitSeconds }),
         ("rhythm.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurveWindowBeats) }),
         ("rhythm.octaveVotePeriod", 0.1...2, { $0.rhythm.octaveVotePeriod }),
         ("rhythm.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurveDrift }),

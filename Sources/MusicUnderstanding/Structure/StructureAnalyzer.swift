@@ -93,6 +93,12 @@ public struct StructureAnalyzer: Sendable {
         /// When the bar novelty's peaks average at least this many times its mean, they are the
         /// sections (clear changes of texture), not the structural features' boundaries.
         public var homogeneityClarity: Double = 2.4
+        /// Longest unit of the structural features, seconds: beats longer than this are halved
+        /// (up to three times) before the features are averaged over them, so that the features'
+        /// settings, counted in units (MSAF's, set for beat-synchronous frames), span the same time
+        /// whatever metrical level the beats are reported at (default 0.6 s, 100 BPM;
+        /// docs/analyses/structure.md).
+        public var maximumUnitSeconds: Double = 0.6
 
         /// How section boundaries are found.
         public enum SectionMethod: String, Sendable, Hashable, Codable {
@@ -153,6 +159,7 @@ public struct StructureAnalyzer: Sendable {
             beats = Self.grid(step: unit / 4, duration: duration)
         }
         guard edges.count >= 3 else { return Self.single(duration: duration) }
+        beats = Self.subdivided(beats, longest: configuration.maximumUnitSeconds)
         var sectionTimes: [(time: Double, strength: Float)]?
         var steady = false
         if configuration.sectionMethod == .structuralFeatures {
@@ -186,6 +193,26 @@ public struct StructureAnalyzer: Sendable {
             if !out.contains(where: { abs($0 - t) <= tolerance }) { out.append(t) }
         }
         return out.sorted()
+    }
+
+    /// `times` with the midpoint of each two added while their median interval is longer than
+    /// `longest` seconds (at most three times).
+    static func subdivided(_ times: [Double], longest: Double) -> [Double] {
+        var times = times
+        for _ in 0..<3 {
+            guard times.count >= 2, let interval = Smoothing.median(zip(times.dropFirst(), times).map { $0 - $1 }),
+                interval > longest
+            else { break }
+            var out: [Double] = []
+            out.reserveCapacity(2 * times.count)
+            for (a, b) in zip(times, times.dropFirst()) {
+                out.append(a)
+                out.append((a + b) / 2)
+            }
+            if let last = times.last { out.append(last) }
+            times = out
+        }
+        return times
     }
 
     /// `0, step, 2·step, …, duration` (the last unit at least half a step long).
