@@ -203,6 +203,7 @@ struct CLITests {
             ("tempoWindow.json", #"{"rhythm": {"tempoCurveWindowBeats": 1}}"#, "rhythm.tempoCurveWindowBeats: 1 is outside"),
             ("tempoDrift.json", #"{"rhythm": {"tempoCurveDrift": 5}}"#, "rhythm.tempoCurveDrift: 5"),
             ("votePeriod.json", #"{"rhythm": {"octaveVotePeriod": 0}}"#, "rhythm.octaveVotePeriod: 0"),
+            ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

@@ -102,7 +102,8 @@ public struct StructureAnalyzer: Sendable {
 
         /// How section boundaries are found.
         public enum SectionMethod: String, Sendable, Hashable, Codable {
-            /// Structural features (``StructuralFeatures``) on beats, snapped to bar lines.
+            /// Structural features (``StructuralFeatures``) on beats (slow ones halved to units of at
+            /// most ``Configuration/maximumUnitSeconds``), snapped to bar lines.
             case structuralFeatures
             /// Checkerboard and phrase-repetition novelty on bars (steps 2-3 above).
             case barNovelty
