@@ -6,18 +6,18 @@ import Foundation
 /// 1994; McKinney & Moelants 2006), the tempo's octave alternatives at the beats' tempo, and the
 /// folding of the beat grid into ``Configuration/foldedTempoRange``.
 extension RhythmAnalyzer {
-    /// The global tempo (``TempoEstimator``) of the tempo-estimation curve of `curve` (``tempoEstimationCurve(_:onset:)``)
-    /// and of the harmonic change `change` (``harmonicChange(_:)``, `harmonicRate` values per
+    /// The global tempo (``TempoEstimator``) of `curve`, the tempo-estimation curve
+    /// (``tempoEstimationCurve(_:onset:)``), and of the harmonic change `change` (``harmonicChange(_:)``, `harmonicRate` values per
     /// second); `nil` when there is none or
     /// its pulse salience times the square root of the number of frames is below
     /// ``Configuration/minimumSalience`` (silence, noise).
     func estimateTempo(
-        _ curve: [Float], onset: OnsetFeatures, harmonicChange change: [Float], harmonicRate: Double, estimator: TempoEstimator
+        _ curve: [Float], frameRate fps: Double, harmonicChange change: [Float], harmonicRate: Double,
+        estimator: TempoEstimator
     ) -> TempoEstimate? {
-        let fps = onset.frameRate
         guard
             let tempo = estimator.estimate(
-                tempoEstimationCurve(curve, onset: onset), frameRate: fps, harmonicChange: change,
+                curve, frameRate: fps, harmonicChange: change,
                 harmonicRate: harmonicRate > 0 ? harmonicRate : fps),
             tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
         else { return nil }
@@ -117,12 +117,7 @@ extension RhythmAnalyzer {
             steps += 1
             if bpm > range.upperBound, out.beats.count >= 4 {
                 let downbeatIndices = out.bars.compactMap { bar in out.beats.firstIndex(of: bar) }
-                let phase: Int
-                if let first = downbeatIndices.first, downbeatIndices.allSatisfy({ ($0 - first) % 2 == 0 }) {
-                    phase = first % 2
-                } else {
-                    phase = strongerPhase(frames, curve: curve, radius: radius)
-                }
+                let phase = downbeatPhase(downbeatIndices) ?? strongerPhase(frames, curve: curve, radius: radius)
                 let keep = out.beats.indices.filter { $0 % 2 == phase }
                 frames = keep.map { frames[$0] }
                 out.beats = keep.map { out.beats[$0] }
@@ -147,6 +142,13 @@ extension RhythmAnalyzer {
             out.beatsPerMinute = ibi > 0 ? Float(60 / ibi) : nil
         }
         return out
+    }
+
+    /// 0 or 1: the parity shared by all the beat indices `downbeats`, or `nil` when there are
+    /// none or they do not share one.
+    func downbeatPhase(_ downbeats: [Int]) -> Int? {
+        guard let first = downbeats.first, downbeats.allSatisfy({ ($0 - first) % 2 == 0 }) else { return nil }
+        return first % 2
     }
 
     /// 0 or 1: the parity of the beats with the larger summed onset peaks.

@@ -59,7 +59,9 @@ struct OctaveVote: Sendable {
         let length = Int((windowSeconds * rate).rounded())
         let hop = max(1, Int((hopSeconds * rate).rounded()))
         guard length >= 64, reduced.count >= length else { return nil }
-        let thresholded = adaptiveThreshold(reduced, width: max(1, Int((16 * 512 / 44_100 * rate).rounded())))
+        // The adaptive threshold: minus the centred moving mean over 16 frames at 86 fps.
+        let mean = Smoothing.movingAverage(reduced, half: max(1, Int((8 * 512 / 44_100 * rate).rounded())))
+        let thresholded = zip(reduced, mean).map { max(0, $0 - $1) }
         // 3. The periods: the comb's fourth multiple and its width must fit in the window.
         let firstLag = max(2, Int((60 / maximumBPM * rate).rounded(.down)))
         let lastLag = min(Int((60 / minimumBPM * rate).rounded(.up)), (length - 4) / 4)
@@ -107,17 +109,6 @@ struct OctaveVote: Sendable {
         }
         return Votes(rate: rate, firstLag: firstLag, scores: sums)
     }
-
-    /// `curve` minus its centred moving mean over `width` frames, half-wave rectified.
-    func adaptiveThreshold(_ curve: [Float], width: Int) -> [Float] {
-        var prefix = [Double](repeating: 0, count: curve.count + 1)
-        for i in curve.indices { prefix[i + 1] = prefix[i] + Double(curve[i]) }
-        return curve.indices.map { i in
-            let lo = max(0, i - width / 2), hi = min(curve.count, i - width / 2 + width)
-            let mean = (prefix[hi] - prefix[lo]) / Double(max(1, hi - lo))
-            return Float(max(0, Double(curve[i]) - mean))
-        }
-    }
 }
 
 extension RhythmAnalyzer {
@@ -159,16 +150,12 @@ extension RhythmAnalyzer {
         _ times: inout [Double], beats: inout TrackedBeats, frameRate: Double, harmonicChange: [Float], harmonicRate: Double,
         downbeats: [Double], curve: [Float]
     ) {
-        let phase: Int
-        let indices = downbeats.compactMap { bar in times.firstIndex(of: bar) }
         let change = changeByPhase(beats.frames, frameRate: frameRate, harmonicChange: harmonicChange, harmonicRate: harmonicRate)
-        if change[0] != change[1] {
-            phase = change[1] > change[0] ? 1 : 0
-        } else if let first = indices.first, indices.allSatisfy({ ($0 - first) % 2 == 0 }) {
-            phase = first % 2
-        } else {
-            phase = strongerPhase(beats.frames, curve: curve, radius: beats.radius)
-        }
+        let phase =
+            change[0] != change[1]
+            ? (change[1] > change[0] ? 1 : 0)
+            : downbeatPhase(downbeats.compactMap { bar in times.firstIndex(of: bar) })
+                ?? strongerPhase(beats.frames, curve: curve, radius: beats.radius)
         let keep = times.indices.filter { $0 % 2 == phase }
         times = keep.map { times[$0] }
         beats.frames = keep.map { beats.frames[$0] }

@@ -50,7 +50,12 @@ public struct RhythmAnalyzer: Sendable {
         let fps = onset.frameRate
         // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience.
         let estimator = TempoEstimator(configuration: configuration)
-        guard var tempo = estimateTempo(curve, onset: onset, harmonicChange: chordChange, harmonicRate: chordRate, estimator: estimator) else { return empty }
+        let tempoOnsets = tempoEstimationCurve(curve, onset: onset)
+        guard
+            var tempo = estimateTempo(
+                tempoOnsets, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate,
+                estimator: estimator)
+        else { return empty }
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         let activation = makeActivation(beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps)
@@ -85,7 +90,7 @@ public struct RhythmAnalyzer: Sendable {
         // 8. The tempo octave by window votes: every other beat when the votes prefer the double
         // period, unless every beat is alike (an isochronous stream is its own beat).
         if beatTimes.count >= 8, accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.isochronousVariation,
-            votesForSlowerLevel(tempoEstimationCurve(curve, onset: onset), frameRate: fps, beatsPerMinute: bpm)
+            votesForSlowerLevel(tempoOnsets, frameRate: fps, beatsPerMinute: bpm)
         {
             halve(
                 &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeats: bars.downbeats, curve: curve)
