@@ -396,6 +396,35 @@ import Testing
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
     }
 
+    /// The bar keeps the beat against a 4:3 pulse: an autocorrelation with the peaks measured on
+    /// an electronic track at 114 BPM whose bass plays a chain of dotted eighths (creo_rock_thing
+    /// of the real dev set). The dotted eighth (152 BPM) is the most periodic level, but the bar
+    /// (28.5 BPM, 4 beats of 114) is the strongest peak of all, and it is not a multiple of the
+    /// dotted eighth. With the bar lengths (`harmonic3`, `harmonic4`) weighted as the level
+    /// itself the estimate is 114; at half weight (before 0.7.1) it was 152.
+    @Test func barLengthsKeepTheBeatAgainstAFourToThreePulse() throws {
+        let fps = 44100.0 / 512
+        let peaks: [(bpm: Double, height: Double)] = [
+            (152.0, 0.432), (114.0, 0.270), (76.0, 0.340), (57.0, 0.130), (50.7, 0.155), (38.0, 0.241), (28.5, 0.651),
+        ]
+        var acf = [Double](repeating: 0, count: Int(4.6 * fps))
+        acf[0] = 1
+        for peak in peaks {
+            let lag = 60 * fps / peak.bpm
+            for l in 1..<acf.count {
+                let z = (Double(l) - lag) / 1.5
+                acf[l] = max(acf[l], peak.height * exp(-0.5 * z * z))
+            }
+        }
+        let estimate = try #require(TempoEstimator(configuration: .init()).pick(acf, frameRate: fps))
+        #expect(abs(estimate.beatsPerMinute / 114 - 1) < 0.02, "tempo \(estimate.beatsPerMinute)")
+        var halfWeight = RhythmAnalyzer.Configuration()
+        halfWeight.harmonic3 = 0.5
+        halfWeight.harmonic4 = 0.5
+        let before = try #require(TempoEstimator(configuration: halfWeight).pick(acf, frameRate: fps))
+        #expect(abs(before.beatsPerMinute / 152 - 1) < 0.02, "half-weight bar lengths: \(before.beatsPerMinute)")
+    }
+
     /// `foldedTempoRange` moves the tempo by octaves into a DJ's range, and the beats follow:
     /// clicks at 150 BPM read 75 in 70...140 (every other click a beat), clicks at 66 BPM read
     /// 132 in 100...200 (a beat on every click and one halfway between). The candidates list the

@@ -41,12 +41,15 @@ extension RhythmAnalyzer {
         /// relative flux is 0.00004, on a steady three-note chord 0.008, on soft clicks 40 dB
         /// under a sine 0.028 and on every piece of the public set 0.11 or more.
         public var minimumNewSound: Double = 0.02
-        /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
+        /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5:
+        /// twice the period is itself a beat candidate, and at full weight slow ballads with
+        /// eighth-note accompaniment read at their eighths).
         public var harmonic2: Double = 0.5
         /// Weight of the autocorrelation at three times the period in the tempo score
-        /// (default 0.5: the measure lengths of duple, triple and quadruple meter count alike;
-        /// the evaluation's tempo rows are flat for equal weights from 0.5 to 0.6).
-        public var harmonic3: Double = 0.5
+        /// (default 1, as the level itself: the bar lengths of triple and quadruple meter
+        /// confirm the beat, as in the comb of Davies & Plumbley 2007, sec. III-B, which sums
+        /// the first four multiples alike).
+        public var harmonic3: Double = 1
         /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
         public var harmonicChangeWeight: Double = 0.5
         /// Chroma blocks on each side compared by the harmonic-change curve (default 2, about
@@ -56,8 +59,9 @@ extension RhythmAnalyzer {
         /// the semitone-chroma version.
         public var harmonicContextBlocks: Int = 2
         /// Weight of the autocorrelation at four times the period in the tempo score
-        /// (default 0.5).
-        public var harmonic4: Double = 0.5
+        /// (default 1, as ``harmonic3``: a tresillo or dotted-eighth pulse, 4:3 to the beat,
+        /// does not divide the bar, so the bar keeps the beat).
+        public var harmonic4: Double = 1
         /// Share of the chosen level's autocorrelation that the level at half (or a third of)
         /// its period must reach for the estimate to descend to that faster level, whose
         /// grouping the chosen level then is (default 0.9; the tempo rows of the evaluation are

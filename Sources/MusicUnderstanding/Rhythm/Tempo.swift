@@ -25,10 +25,12 @@ struct TempoEstimate: Sendable {
 /// autocorrelation tempogram of Grosche & Müller 2011, averaged as in librosa and Ellis 2007,
 /// sec. 3.1). Every lag `τ` is scored by its autocorrelation plus that of its metrical
 /// relatives `2τ`, `3τ` and `4τ`, the candidate measure lengths of duple, triple and quadruple
-/// meter, each with half the weight of the level itself (the comb-filter resonance idea of
-/// Scheirer 1998, Klapuri et al. 2006, sec. III-C, and Davies & Plumbley 2007, sec. III-B,
-/// whose comb also sums the first four multiples; a level that the bar confirms wins over a
-/// 3:2-related level that it does not), weighted by a log-Gaussian
+/// meter: `3τ` and `4τ` with the weight of the level itself, `2τ` (itself a beat candidate)
+/// with half of it (the comb-filter resonance idea of Scheirer 1998, Klapuri et al. 2006,
+/// sec. III-C, and Davies & Plumbley 2007, sec. III-B, whose comb sums the first four
+/// multiples alike; a level that the bar confirms wins over a 3:2- or 4:3-related level that
+/// it does not, such as the tresillo or dotted-eighth pulse of a syncopated electronic
+/// track), weighted by a log-Gaussian
 /// perceptual prior on the tempo (Ellis 2007, eq. 6; tapping preference near 120 BPM,
 /// Moelants & McKinney 2004; Davies & Plumbley 2007, "Context-dependent beat tracking of musical
 /// audio", weight their comb filterbank the same way with a Rayleigh curve), so the tempo
