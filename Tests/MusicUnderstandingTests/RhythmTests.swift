@@ -275,6 +275,49 @@ import Testing
         #expect(tracker.robustStandardised([Double](repeating: 5, count: 8)).allSatisfy { $0 == 0 })
     }
 
+    /// The score per beat that chooses between the two harmonic-change spans: a salience with a
+    /// clear bar on every fourth beat scores higher than one whose bar evidence is weak and
+    /// contradicted, and each decodes its own phase.
+    @Test func decodedScoreRanksClearerBars() throws {
+        let tracker = DownbeatTracker(configuration: .init())
+        let clear = (0..<64).map { $0 % 4 == 1 ? 2.0 : -0.5 }
+        let blurred = (0..<64).map { i -> Double in
+            switch i % 4 {
+            case 3: return 0.6
+            case 1: return 0.4
+            default: return 0
+            }
+        }
+        let a = try #require(tracker.decode(clear)), b = try #require(tracker.decode(blurred))
+        #expect(a.beatsPerBar == 4 && a.downbeatIndices.first == 1)
+        #expect(b.downbeatIndices.first == 3)
+        #expect(a.scorePerBeat > b.scorePerBeat, "\(a.scorePerBeat) vs \(b.scorePerBeat)")
+    }
+
+    /// With `alternativeHarmonicContextBeats` 0, or equal to `harmonicContextBeats`, the bars
+    /// of a song are those of the single span; the second span only ever adds a candidate.
+    @Test func alternativeHarmonicSpanOffKeepsTheSingleSpan() {
+        let bpm = 120.0, period = 60 / bpm, start = 0.5
+        var samples = [Float](repeating: 0, count: Int((start + 32 * period + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 9)
+        let chords = [[48, 52, 55], [53, 57, 60], [55, 59, 62], [48, 52, 55]]
+        for beat in 0..<32 {
+            let t = start + Double(beat) * period
+            if beat % 4 == 0 { Synth.kick(&samples, at: t, gain: 0.5) }
+            if beat % 2 == 1 { Synth.snare(&samples, at: t, noise: &noise, gain: 0.25) }
+            Synth.chord(&samples, at: t, length: period * 0.9, midi: chords[(beat / 4) % 4], gain: 0.04)
+        }
+        var off = RhythmAnalyzer.Configuration()
+        off.alternativeHarmonicContextBeats = 0
+        var same = RhythmAnalyzer.Configuration()
+        same.alternativeHarmonicContextBeats = same.harmonicContextBeats
+        let withoutSecond = Synth.analyze(samples, configuration: off)
+        #expect(Synth.analyze(samples, configuration: same).bars == withoutSecond.bars)
+        let downbeats = (0..<8).map { start + Double($0 * 4) * period }
+        #expect(Synth.hitRate(Synth.analyze(samples).bars, downbeats, skip: 0) > 0.8)
+        #expect(Synth.hitRate(withoutSecond.bars, downbeats, skip: 0) > 0.8)
+    }
+
     /// A click track accelerating from 100 to 130 BPM over 24 s: the beats follow the ramp.
     @Test func tempoRamp() {
         let duration = 24.0, from = 100.0, to = 130.0

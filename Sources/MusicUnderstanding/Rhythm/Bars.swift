@@ -4,6 +4,14 @@ import Foundation
 /// ``DownbeatTracker`` finds meter and bar phase from beat-synchronous cues (Durand et al.
 /// 2015) and a bar-position Viterbi, and the bar in progress at the last beat is completed
 /// while the music sounds (metrical entrainment through held notes: Large & Jones 1999).
+///
+/// The harmonic-change cue is measured over two spans (``Configuration/harmonicContextBeats``
+/// and ``Configuration/alternativeHarmonicContextBeats``) and the bars are decoded with each;
+/// the decoding whose Viterbi path scores higher per beat is kept. This is model selection by
+/// the decoded path's log score, as madmom's downbeat tracker chooses the bar length: one
+/// model per meter, the one whose best path is the most probable wins (Böck, Krebs & Widmer
+/// 2016, sec. 3.3; Krebs, Böck & Widmer 2013 choose among rhythmic-pattern models the same
+/// way).
 extension RhythmAnalyzer {
     /// The bars of `times`: downbeat times, seconds, and beats per bar (`nil` without bars);
     /// with ``Configuration/completesLastBar``, beats are appended to `times` and `beats` up to
@@ -14,8 +22,18 @@ extension RhythmAnalyzer {
         var bars: [Double] = []
         var beatsPerBar: Int?
         let downbeats = DownbeatTracker(configuration: configuration)
-        let salience = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony)
-        if let decoded = downbeats.decode(salience) {
+        var spans = [configuration.harmonicContextBeats]
+        if configuration.alternativeHarmonicContextBeats > 0, configuration.alternativeHarmonicContextBeats != spans[0] {
+            spans.append(configuration.alternativeHarmonicContextBeats)
+        }
+        // The decoding with the higher score per beat; the first span's on a tie.
+        let decodings = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
+            .compactMap { downbeats.decode($0) }
+        let best = decodings.dropFirst().reduce(decodings.first) { best, other in
+            guard let best else { return other }
+            return other.scorePerBeat > best.scorePerBeat ? other : best
+        }
+        if let decoded = best {
             bars = decoded.downbeatIndices.map { times[$0] }
             beatsPerBar = decoded.beatsPerBar
             if configuration.completesLastBar, let last = decoded.downbeatIndices.last {

@@ -29,12 +29,17 @@ struct DownbeatTracker: Sendable {
         var downbeatIndices: [Int]
         /// Beats per bar.
         var beatsPerBar: Int
+        /// Log score of the decoded path divided by the number of beats: how strongly the cues
+        /// support the bar grid found (compared between cue sets in ``RhythmAnalyzer/findBars(_:beats:onset:harmony:silence:)``).
+        var scorePerBeat: Double = 0
     }
 
-    /// Per-beat downbeat cues, each z-normalised over the piece.
-    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?) -> [Double] {
+    /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
+    /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/harmonicContextBeats``);
+    /// every cue is robustly standardised over the piece.
+    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int]) -> [[Double]] {
         let k = beatFrames.count
-        guard k >= 2 else { return [Double](repeating: 0, count: k) }
+        guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
         let n = onset.strength.count
         var low = [Double](repeating: 0, count: k)
         var accent = [Double](repeating: 0, count: k)
@@ -69,18 +74,20 @@ struct DownbeatTracker: Sendable {
             let s = v.reduce(0, +)
             return s > 0 ? v.map { $0 / s } : v
         }
-        let span = max(1, configuration.harmonicContextBeats)
-        var harm = [Double](repeating: 0, count: k)
-        for i in 0..<k {
-            var before = [Double](repeating: 0, count: 12), after = before
-            for j in max(0, i - span)..<i { for c in 0..<12 { before[c] += segment[j][c] } }
-            for j in i..<min(k, i + span) { for c in 0..<12 { after[c] += segment[j][c] } }
-            let p = normalised(before), q = normalised(after)
-            var d = 0.0
-            for c in 0..<12 { d += abs(p[c] - q[c]) }
-            harm[i] = i == 0 ? 0 : d
+        /// Harmonic change at every beat: the L1 distance between the normalised chroma of the
+        /// `span` beats before it and of the `span` beats from it on.
+        func harmonicChange(span: Int) -> [Double] {
+            var harm = [Double](repeating: 0, count: k)
+            for i in 1..<k {
+                var before = [Double](repeating: 0, count: 12), after = before
+                for j in max(0, i - span)..<i { for c in 0..<12 { before[c] += segment[j][c] } }
+                for j in i..<min(k, i + span) { for c in 0..<12 { after[c] += segment[j][c] } }
+                let p = normalised(before), q = normalised(after)
+                for c in 0..<12 { harm[i] += abs(p[c] - q[c]) }
+            }
+            return harm
         }
-        var zl = robustStandardised(low), za = robustStandardised(accent), zh = robustStandardised(harm)
+        var zl = robustStandardised(low), za = robustStandardised(accent)
         let ze = robustStandardised(loudness)
         // After a rest (a beat whose loudness is an outlier below the piece's median) the
         // onset-based cues are inflated: the whitening memory has decayed, and the chroma
@@ -88,16 +95,18 @@ struct DownbeatTracker: Sendable {
         // anacrusis (grouping out of phase with the metre, Lerdahl & Jackendoff 1983 §2.3), so
         // there these cues may only count against a bar line, never for one.
         let rest = -abs(configuration.restThreshold)
-        for i in 1..<k where ze[i - 1] <= rest {
-            zl[i] = min(zl[i], 0); za[i] = min(za[i], 0); zh[i] = min(zh[i], 0)
+        let afterRest = (0..<k).map { $0 > 0 && ze[$0 - 1] <= rest }
+        for i in 0..<k where afterRest[i] {
+            zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
         }
-        var out = [Double](repeating: 0, count: k)
-        for i in 0..<k {
-            out[i] =
+        return harmonicSpans.map { span in
+            var zh = robustStandardised(harmonicChange(span: max(1, span)))
+            for i in 0..<k where afterRest[i] { zh[i] = min(zh[i], 0) }
+            return (0..<k).map { i in
                 configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
-                + configuration.accentWeight * za[i] + configuration.loudnessWeight * ze[i]
+                    + configuration.accentWeight * za[i] + configuration.loudnessWeight * ze[i]
+            }
         }
-        return out
     }
 
     /// Expected share of the downbeat accent at a bar position: the metrical grid of Lerdahl &
@@ -169,7 +178,7 @@ struct DownbeatTracker: Sendable {
             if statePos[path[i]] == 0 { downbeats.append(i) }
         }
         let meter = counts.max { $0.value < $1.value }?.key ?? meters[0]
-        return Result(downbeatIndices: downbeats, beatsPerBar: meter)
+        return Result(downbeatIndices: downbeats, beatsPerBar: meter, scorePerBeat: score[path[k - 1]] / Double(k))
     }
 
     /// Robust standardisation of one cue over the piece: `(x - median) / (1.4826 · MAD)`,

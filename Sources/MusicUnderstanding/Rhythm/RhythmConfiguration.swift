@@ -283,6 +283,12 @@ extension RhythmAnalyzer {
         public var restThreshold: Double = 2
         /// Beats on each side compared for harmonic change (default 2).
         public var harmonicContextBeats: Int = 2
+        /// A second span for the harmonic-change cue, beats on each side (default 1; 0 for
+        /// none): the bars are decoded with each span and the decoding whose path scores higher
+        /// per beat is kept. One beat finds chord changes that fall on the bar line of songs
+        /// whose chords last a bar or more; two beats suit chorales, whose chords change on most
+        /// beats (docs/analyses/rhythm.md).
+        public var alternativeHarmonicContextBeats: Int = 1
         /// Bound on each robustly standardised downbeat cue, in robust standard deviations
         /// (default 3, the usual Hampel outlier limit).
         public var salienceClip: Double = 3

@@ -169,6 +169,8 @@ extension AnalysisConfiguration {
         ("rhythm.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurveWindowBeats) }),
         ("rhythm.octaveVotePeriod", 0.1...2, { $0.rhythm.octaveVotePeriod }),
         ("rhythm.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurveDrift }),
+        ("rhythm.harmonicContextBeats", 1...64, { Double($0.rhythm.harmonicContextBeats) }),
+        ("rhythm.alternativeHarmonicContextBeats", 0...64, { Double($0.rhythm.alternativeHarmonicContextBeats) }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
