@@ -8,10 +8,10 @@ import Foundation
 /// The harmonic-change cue is measured over two spans (``Configuration/harmonicContextBeats``
 /// and ``Configuration/alternativeHarmonicContextBeats``) and the bars are decoded with each;
 /// the decoding whose Viterbi path scores higher per beat is kept. This is model selection by
-/// the decoded path's log score, as madmom's downbeat tracker chooses the bar length: one
-/// model per meter, the one whose best path is the most probable wins (Böck, Krebs & Widmer
-/// 2016, sec. 3.3; Krebs, Böck & Widmer 2013 choose among rhythmic-pattern models the same
-/// way).
+/// the decoded path's log score, as madmom's downbeat tracker chooses the bar length (Böck,
+/// Krebs & Widmer 2016, "Joint beat and downbeat tracking with recurrent neural networks",
+/// ISMIR; madmom's `DBNDownBeatTrackingProcessor` decodes one model per meter and keeps the one
+/// whose best path is the most probable).
 extension RhythmAnalyzer {
     /// The bars of `times`: downbeat times, seconds, and beats per bar (`nil` without bars);
     /// with ``Configuration/completesLastBar``, beats are appended to `times` and `beats` up to
