@@ -203,6 +203,8 @@ struct CLITests {
             ("tempoWindow.json", #"{"rhythm": {"tempoCurveWindowBeats": 1}}"#, "rhythm.tempoCurveWindowBeats: 1 is outside"),
             ("tempoDrift.json", #"{"rhythm": {"tempoCurveDrift": 5}}"#, "rhythm.tempoCurveDrift: 5"),
             ("votePeriod.json", #"{"rhythm": {"octaveVotePeriod": 0}}"#, "rhythm.octaveVotePeriod: 0"),
+            ("span.json", #"{"rhythm": {"harmonicContextBeats": 0}}"#, "rhythm.harmonicContextBeats: 0"),
+            ("altSpan.json", #"{"rhythm": {"alternativeHarmonicContextBeats": 100}}"#, "rhythm.alternativeHarmonicContextBeats: 100"),
             ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
