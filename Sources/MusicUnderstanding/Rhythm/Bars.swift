@@ -26,13 +26,10 @@ extension RhythmAnalyzer {
         if configuration.alternativeHarmonicContextBeats > 0, configuration.alternativeHarmonicContextBeats != spans[0] {
             spans.append(configuration.alternativeHarmonicContextBeats)
         }
-        // The decoding with the higher score per beat; the first span's on a tie.
-        let decodings = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
+        // The decoding with the higher score per beat (`max(by:)` keeps the first span's on a tie).
+        let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
             .compactMap { downbeats.decode($0) }
-        let best = decodings.dropFirst().reduce(decodings.first) { best, other in
-            guard let best else { return other }
-            return other.scorePerBeat > best.scorePerBeat ? other : best
-        }
+            .max { $0.scorePerBeat < $1.scorePerBeat }
         if let decoded = best {
             bars = decoded.downbeatIndices.map { times[$0] }
             beatsPerBar = decoded.beatsPerBar

@@ -118,23 +118,14 @@ extension RhythmAnalyzer {
             if bpm > range.upperBound, out.beats.count >= 4 {
                 let downbeatIndices = out.bars.compactMap { bar in out.beats.firstIndex(of: bar) }
                 let phase = downbeatPhase(downbeatIndices) ?? strongerPhase(frames, curve: curve, radius: radius)
-                let keep = out.beats.indices.filter { $0 % 2 == phase }
-                frames = keep.map { frames[$0] }
-                out.beats = keep.map { out.beats[$0] }
+                frames = Grid.everyOther(frames, phase: phase)
+                out.beats = Grid.everyOther(out.beats, phase: phase)
                 if !downbeatIndices.allSatisfy({ $0 % 2 == phase }) || out.beatsPerBar.map({ $0 % 2 != 0 }) == true {
                     out.beatsPerBar = nil
                 }
             } else if bpm < range.lowerBound {
-                var newFrames: [Int] = [], newBeats: [Double] = []
-                for i in out.beats.indices {
-                    newFrames.append(frames[i]); newBeats.append(out.beats[i])
-                    if i + 1 < out.beats.count {
-                        newFrames.append((frames[i] + frames[i + 1]) / 2)
-                        newBeats.append((out.beats[i] + out.beats[i + 1]) / 2)
-                    }
-                }
-                frames = newFrames
-                out.beats = newBeats
+                frames = Grid.withMidpoints(frames) { ($0 + $1) / 2 }
+                out.beats = Grid.withMidpoints(out.beats) { ($0 + $1) / 2 }
             } else {
                 break
             }

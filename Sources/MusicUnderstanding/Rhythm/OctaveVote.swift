@@ -156,9 +156,8 @@ extension RhythmAnalyzer {
             ? (change[1] > change[0] ? 1 : 0)
             : downbeatPhase(downbeats.compactMap { bar in times.firstIndex(of: bar) })
                 ?? strongerPhase(beats.frames, curve: curve, radius: beats.radius)
-        let keep = times.indices.filter { $0 % 2 == phase }
-        times = keep.map { times[$0] }
-        beats.frames = keep.map { beats.frames[$0] }
+        times = Grid.everyOther(times, phase: phase)
+        beats.frames = Grid.everyOther(beats.frames, phase: phase)
     }
 
     /// The summed harmonic change at the even and at the odd beats of `frames` (at `frameRate`):

@@ -204,14 +204,7 @@ public struct StructureAnalyzer: Sendable {
             guard times.count >= 2, let interval = Smoothing.median(zip(times.dropFirst(), times).map { $0 - $1 }),
                 interval > longest
             else { break }
-            var out: [Double] = []
-            out.reserveCapacity(2 * times.count)
-            for (a, b) in zip(times, times.dropFirst()) {
-                out.append(a)
-                out.append((a + b) / 2)
-            }
-            if let last = times.last { out.append(last) }
-            times = out
+            times = Grid.withMidpoints(times) { ($0 + $1) / 2 }
         }
         return times
     }
