@@ -381,6 +381,111 @@ import Testing
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated) for \(bpm)")
     }
 
+    /// A fast waltz at 184 BPM (a Viennese waltz's tempo): a kick, a bass note and a melody note
+    /// on 1, a softer chord on 2 and 3 ("oom-pah-pah"). The bar (61 BPM) is the most periodic
+    /// level, but each of its thirds is a new sound with more than `tripleLevelAccent` of the
+    /// downbeat's accent, so the beat is the crotchet: 184 in 3/4 with the bars on the bass
+    /// notes; with the test never passing, the bar.
+    @Test func fastWaltzReadsItsCrotchetNotItsBar() {
+        let bpm = 184.0, period = 60 / bpm, bars = 40, start = 0.3
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 3) * period + 1) * Synth.rate))
+        let chords = [[60, 64, 67], [60, 65, 69], [59, 62, 67], [60, 64, 67]]
+        let bass = [36, 41, 43, 36]
+        var beats: [Double] = [], downbeats: [Double] = []
+        for bar in 0..<bars {
+            let t0 = start + Double(bar * 3) * period
+            downbeats.append(t0)
+            beats.append(t0)
+            Synth.kick(&samples, at: t0, gain: 0.9)
+            Synth.pluck(&samples, at: t0, midi: bass[(bar / 2) % bass.count], gain: 0.15, decay: 0.3)
+            Synth.pluck(&samples, at: t0, midi: 72 + bar % 5, gain: 0.08, decay: 0.6)
+            for beat in 1..<3 {
+                let t = t0 + Double(beat) * period
+                beats.append(t)
+                for note in chords[(bar / 2) % chords.count] { Synth.pluck(&samples, at: t, midi: note, gain: 0.05, decay: 0.2) }
+            }
+        }
+        let result = Synth.analyze(samples)
+        let estimated = Double(result.beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
+        #expect(Synth.hitRate(result.beats, beats) > 0.9)
+        #expect(result.beatsPerBar == 3)
+        #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
+        var never = RhythmAnalyzer.Configuration()
+        never.tripleLevelAccent = 2
+        let bar = Double(Synth.analyze(samples, configuration: never).beatsPerMinute ?? 0)
+        #expect(abs(bar / (bpm / 3) - 1) < 0.04, "without the triple level: \(bar)")
+    }
+
+    /// The triple level needs a triple subdivision in the periodicity as well as in the accents:
+    /// beats at 61.5 BPM whose thirds carry 0.6 of their accent give the level at a third of
+    /// the period when the autocorrelation peaks there, and nothing when it peaks at half the
+    /// period (dense semiquavers in a duple beat also put onsets near the thirds).
+    @Test func tripleLevelNeedsATripleSubdivisionInThePeriodicity() throws {
+        let fps = 44_100.0 / 512, period = 84, count = 24
+        var flux = [Float](repeating: 0, count: period * (count + 1))
+        let beats = (0..<count).map { $0 * period }
+        for b in beats {
+            flux[b] = 1
+            flux[b + period / 3] = 0.6
+            flux[b + 2 * period / 3] = 0.6
+            flux[b + period / 2] = 0.3
+        }
+        func tempo(thirdPeak: Double, halfPeak: Double) -> TempoEstimate {
+            var acf = [Double](repeating: 0, count: 400)
+            acf[period / 3] = thirdPeak
+            acf[period / 2] = halfPeak
+            acf[period] = 0.5
+            return TempoEstimate(
+                period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+                candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: acf)
+        }
+        let analyzer = RhythmAnalyzer()
+        let estimator = TempoEstimator(configuration: analyzer.configuration)
+        let triple = try #require(
+            analyzer.tripleLevel(
+                of: tempo(thirdPeak: 0.4, halfPeak: 0.1), beats: beats, relativeFlux: flux, radius: 2, frameRate: fps,
+                estimator: estimator))
+        #expect(abs(triple.period - Double(period) / 3) < 1e-9)
+        #expect(abs(triple.beatsPerMinute / (3 * 60 * fps / Double(period)) - 1) < 1e-9)
+        #expect(triple.candidates.first.map { abs($0.beatsPerMinute / triple.beatsPerMinute - 1) < 0.1 } == true)
+        #expect(
+            analyzer.tripleLevel(
+                of: tempo(thirdPeak: 0.1, halfPeak: 0.4), beats: beats, relativeFlux: flux, radius: 2, frameRate: fps,
+                estimator: estimator) == nil)
+    }
+
+    /// A slow 12/8 ballad at 60 dotted crotchets per minute: a kick on beats 1 and 3 and a
+    /// snare on 2 and 4, a bass note on each bar, and a soft piano arpeggio with a hi-hat on
+    /// every quaver (three to a beat). The quavers are a triple subdivision, but a soft one
+    /// (below `tripleLevelAccent` of the beats' accent), so the beat stays the dotted crotchet:
+    /// 60, where a threshold of 0.1 would make it the quavers, 180.
+    @Test func slowTwelveEightBalladKeepsItsDottedCrotchet() {
+        let bpm = 60.0, period = 60 / bpm, bars = 10, start = 0.4
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * period + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 17)
+        let chords = [[48, 55, 64], [45, 52, 60], [41, 48, 57], [43, 50, 59]]
+        for bar in 0..<bars {
+            let chord = chords[bar % chords.count]
+            Synth.pluck(&samples, at: start + Double(bar * 4) * period, midi: chord[0] - 12, gain: 0.12, decay: 1.5)
+            for beat in 0..<4 {
+                let t = start + Double(bar * 4 + beat) * period
+                if beat % 2 == 0 { Synth.kick(&samples, at: t, gain: 0.6) } else { Synth.snare(&samples, at: t, noise: &noise, gain: 0.3) }
+                for quaver in 0..<3 {
+                    let q = t + Double(quaver) * period / 3
+                    Synth.pluck(&samples, at: q, midi: chord[quaver] + 12, gain: quaver == 0 ? 0.042 : 0.03, decay: 0.4)
+                    Synth.hat(&samples, at: q, noise: &noise, gain: 0.03)
+                }
+            }
+        }
+        let estimated = Double(Synth.analyze(samples).beatsPerMinute ?? 0)
+        #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
+        var low = RhythmAnalyzer.Configuration()
+        low.tripleLevelAccent = 0.1
+        let quavers = Double(Synth.analyze(samples, configuration: low).beatsPerMinute ?? 0)
+        #expect(abs(quavers / (3 * bpm) - 1) < 0.04, "at a threshold of 0.1: \(quavers)")
+    }
+
     /// A syncopated drum pattern after planetblupi's music001, at 112 BPM: a kick, a snare and the
     /// bass on 1 and 3, a softer kick and snare on 2& and 4&, a soft snare on each other quaver.
     /// The pattern repeats every half note, so the periodicity prefers 56 BPM; every crotchet

@@ -57,9 +57,56 @@ extension RhythmAnalyzer {
             mid += accent(at: (beats[i] + beats[i + 1]) / 2)
         }
         guard on > 0, gain * (on + mid) / (2 * on) >= 1 else { return nil }
+        return level(of: tempo, dividedBy: 2)
+    }
+
+    /// The metrical level at a third of the period of `tempo` when the tracked beats are the bars
+    /// of a fast triple meter, else `nil` (see ``Configuration/tripleLevelAccent``).
+    ///
+    /// A fast waltz (Viennese waltzes near 180 BPM) or a strummed 6/8 is periodic at its bar, and
+    /// the bar, near 60 BPM, can win the tempo estimate. Its beats then hold a triple
+    /// subdivision whose every part is a new sound (the "pah-pah" of the accompaniment, the
+    /// strokes of the strum), where the eighth notes of a slow 12/8 ballad are soft
+    /// subdivisions of a beat carried by the bass, kick and snare. The third-of-the-period level
+    /// is taken when it is nearer the preferred tempo (its resonance larger), not faster than
+    /// ``Configuration/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
+    /// (a triple, not a duple, subdivision; Lerdahl & Jackendoff 1983, metrical well-formedness)
+    /// and at least ``Configuration/tripleLevelAccent`` of the beats' accent, with at least 8
+    /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``.
+    func tripleLevel(
+        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
+        frameRate: Double, estimator: TempoEstimator
+    ) -> TempoEstimate? {
+        let period = tempo.period, third = tempo.period / 3
+        guard beats.count >= 8, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.maximumBeatBPM,
+            estimator.resonance(period: third, frameRate: frameRate) > estimator.resonance(period: period, frameRate: frameRate)
+        else { return nil }
+        func accent(at frame: Int) -> Double { Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius)) }
+        var on = 0.0, thirds = 0.0, mid = 0.0
+        for i in 0..<(beats.count - 1) {
+            let start = beats[i], length = Double(beats[i + 1] - beats[i])
+            on += accent(at: start)
+            mid += accent(at: start + Int((length / 2).rounded()))
+            thirds += (accent(at: start + Int((length / 3).rounded())) + accent(at: start + Int((2 * length / 3).rounded()))) / 2
+        }
+        // The subdivision's periodicity: the autocorrelation's peak near a third of the period
+        // against its peak near half of it (the duple/triple decision of Gouyon & Herrera 2003).
+        let acf = tempo.autocorrelation
+        func peak(near lag: Double) -> Double {
+            let centre = Int(lag.rounded())
+            guard centre >= 1, centre + 1 < acf.count else { return -.infinity }
+            return max(acf[centre - 1], acf[centre], acf[centre + 1])
+        }
+        guard on > 0, thirds > mid, thirds >= configuration.tripleLevelAccent * on, peak(near: third) > peak(near: period / 2) else { return nil }
+        return level(of: tempo, dividedBy: 3)
+    }
+
+    /// `tempo` at `1 / divisor` of its period, the candidate nearest the new tempo put first
+    /// (one with confidence 0 when none is within 10 %).
+    private func level(of tempo: TempoEstimate, dividedBy divisor: Int) -> TempoEstimate {
         var faster = tempo
-        faster.period = half
-        faster.beatsPerMinute = 2 * tempo.beatsPerMinute
+        faster.period = tempo.period / Double(divisor)
+        faster.beatsPerMinute = Double(divisor) * tempo.beatsPerMinute
         if let i = faster.candidates.firstIndex(where: { abs($0.beatsPerMinute / faster.beatsPerMinute - 1) < 0.1 }) {
             let c = faster.candidates.remove(at: i)
             faster.candidates.insert(c, at: 0)

@@ -16,7 +16,8 @@ import Foundation
 ///    Widmer 2015) around the global tempo, so beats follow tempo changes without drifting; the
 ///    beats are trimmed to the music's activity and silent beats dropped (`BeatTrimming.swift`).
 /// 5. Metrical level (`MetricalLevel.swift`): the level at half the period when its beats are
-///    the more salient to a listener, tracked again.
+///    the more salient to a listener, or at a third of it when the beats are the bars of a fast
+///    triple meter, tracked again.
 /// 6. Placement (`BeatPlacement.swift`): each beat is moved to the onset peak nearby with
 ///    parabolic interpolation (sub-frame precision) and to its rising edge, then placed by the
 ///    onsets of its neighbours (LOWESS).
@@ -25,7 +26,7 @@ import Foundation
 ///    2015), decoded with a bar-position Viterbi; the last bar is completed.
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
-///    Plumbley 2007); the bars found again.
+///    Plumbley 2007) and the meter is not triple; the bars found again.
 /// 9. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
 /// 10. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
@@ -75,6 +76,14 @@ public struct RhythmAnalyzer: Sendable {
         {
             let retracked = track(around: faster.period)
             if retracked.frames.count >= 2 { tempo = faster; beats = retracked }
+        } else if configuration.adjacentLevelSalience,
+            let faster = tripleLevel(
+                of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
+                frameRate: fps, estimator: estimator)
+        {
+            // ... or at a third of it, when the beats are the bars of a fast triple meter.
+            let retracked = track(around: faster.period)
+            if retracked.frames.count >= 2 { tempo = faster; beats = retracked }
         }
         // A pulse needs new sound on the beats, not only periodicity: the median over the beats
         // of the relative flux near each must reach `minimumNewSound`.
@@ -89,7 +98,8 @@ public struct RhythmAnalyzer: Sendable {
         var bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
         // 8. The tempo octave by window votes: every other beat when the votes prefer the double
         // period, unless every beat is alike (an isochronous stream is its own beat).
-        if beatTimes.count >= 8, accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.isochronousVariation,
+        // A triple meter has no level at twice its beat: its bars are not halved.
+        if beatTimes.count >= 8, bars.beatsPerBar != 3, accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.isochronousVariation,
             votesForSlowerLevel(tempoOnsets, frameRate: fps, beatsPerMinute: bpm)
         {
             halve(

@@ -173,6 +173,13 @@ extension RhythmAnalyzer {
         /// with Essentia stays 0.561 (one track moves to Essentia's octave, one away from it) and the
         /// beat agreement goes 0.609 → 0.612.
         public var adjacentLevelSalience: Bool = true
+        /// Least accent of the beats' thirds, as a share of the beats' own, for the level at a
+        /// third of the period to replace a slow tracked level as the bars of a fast triple meter
+        /// (default 0.4; needs ``adjacentLevelSalience``; see
+        /// ``RhythmAnalyzer/tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``).
+        /// Synthesised Viennese waltzes at 168-192 BPM read at their bar measure 0.48-0.64 and
+        /// slow 12/8 ballads at 56-68 BPM 0.15-0.23 (evidence in docs/analyses/rhythm.md).
+        public var tripleLevelAccent: Double = 0.4
         /// Decide the tempo octave by window votes (``OctaveVote``, Davies & Plumbley 2007): the
         /// beats are halved to every other beat (the phase holding the downbeats) when the votes
         /// prefer the double period (default true; evidence in docs/analyses/rhythm.md).

@@ -16,6 +16,8 @@ struct TempoEstimate: Sendable {
     /// they lie in the tempo range), each with its share of their summed scores; the chosen
     /// level first.
     var candidates: [TempoCandidate] = []
+    /// The mean normalised autocorrelation the period was picked from, by lag in frames.
+    var autocorrelation: [Double] = []
 }
 
 /// Global tempo from the periodicity of the onset strength.
@@ -246,7 +248,7 @@ struct TempoEstimator: Sendable {
         return TempoEstimate(
             period: period, beatsPerMinute: 60 * frameRate / period,
             salience: max(salience, acf[bestLag]), contrast: contrast,
-            candidates: tempoCandidates)
+            candidates: tempoCandidates, autocorrelation: acf)
     }
 
     /// The log-Gaussian tempo prior (the resonance curve, 1 at ``RhythmAnalyzer/Configuration/preferredBPM``,
