@@ -50,12 +50,8 @@ extension RhythmAnalyzer {
         guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
         guard gain > 1 else { return nil }
-        func accent(at frame: Int) -> Double { Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius)) }
-        var on = 0.0, mid = 0.0
-        for i in 0..<(beats.count - 1) {
-            on += accent(at: beats[i])
-            mid += accent(at: (beats[i] + beats[i + 1]) / 2)
-        }
+        let sums = accents(at: [0, 1 / 2], beats: beats, relativeFlux: rel, radius: radius)
+        let on = sums[0], mid = sums[1]
         guard on > 0, gain * (on + mid) / (2 * on) >= 1 else { return nil }
         return level(of: tempo, dividedBy: 2)
     }
@@ -81,14 +77,8 @@ extension RhythmAnalyzer {
         guard beats.count >= 8, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.maximumBeatBPM,
             estimator.resonance(period: third, frameRate: frameRate) > estimator.resonance(period: period, frameRate: frameRate)
         else { return nil }
-        func accent(at frame: Int) -> Double { Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius)) }
-        var on = 0.0, thirds = 0.0, mid = 0.0
-        for i in 0..<(beats.count - 1) {
-            let start = beats[i], length = Double(beats[i + 1] - beats[i])
-            on += accent(at: start)
-            mid += accent(at: start + Int((length / 2).rounded()))
-            thirds += (accent(at: start + Int((length / 3).rounded())) + accent(at: start + Int((2 * length / 3).rounded()))) / 2
-        }
+        let sums = accents(at: [0, 1 / 2, 1 / 3, 2 / 3], beats: beats, relativeFlux: rel, radius: radius)
+        let on = sums[0], mid = sums[1], thirds = (sums[2] + sums[3]) / 2
         // The subdivision's periodicity: the autocorrelation's peak near a third of the period
         // against its peak near half of it (the duple/triple decision of Gouyon & Herrera 2003).
         let acf = tempo.autocorrelation
@@ -99,6 +89,21 @@ extension RhythmAnalyzer {
         }
         guard on > 0, thirds > mid, thirds >= configuration.tripleLevelAccent * on, peak(near: third) > peak(near: period / 2) else { return nil }
         return level(of: tempo, dividedBy: 3)
+    }
+
+    /// The accents summed over the beats but the last, one sum per fraction: at each beat's
+    /// point `fraction` of the way to the next beat (rounded down to a frame; 0 is the beat
+    /// itself), the largest relative flux within `radius` frames.
+    private func accents(at fractions: [Double], beats: [Int], relativeFlux rel: [Float], radius: Int) -> [Double] {
+        var sums = [Double](repeating: 0, count: fractions.count)
+        for i in 0..<max(0, beats.count - 1) {
+            let start = beats[i], length = Double(beats[i + 1] - beats[i])
+            for (k, fraction) in fractions.enumerated() {
+                let frame = start + Int((length * fraction).rounded(.down))
+                sums[k] += Double(PeakPicking.windowMaximum(rel, around: frame, radius: radius))
+            }
+        }
+        return sums
     }
 
     /// `tempo` at `1 / divisor` of its period, the candidate nearest the new tempo put first
