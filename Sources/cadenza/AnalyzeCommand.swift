@@ -146,7 +146,7 @@ enum AnalyzeCommand {
         if let mb = args[\.memoryLimit] { limits.memoryBytes = UInt64(mb) << 20 }
         // Every input is analysed in a worker process (this executable, `cadenza worker`).
         var configuration = args[\.configuration] ?? AnalysisConfiguration()
-        if let range = args[\.tempoRange] { configuration.rhythm.foldedTempoRange = range }
+        if let range = args[\.tempoRange] { configuration.rhythm.level.foldedTempoRange = range }
         let producer = Bundle.main.executablePath.map {
             ProcessReportProducer(executable: $0, types: types, configuration: configuration, workers: jobs, limits: limits)
         }

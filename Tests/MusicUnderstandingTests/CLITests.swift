@@ -180,14 +180,28 @@ struct CLITests {
         // The library's merge: only the named settings change.
         let merged = try AnalysisConfiguration(overridingDefaultsWith: Data(#"{"rhythm": {"meters": [3]}}"#.utf8))
         var expected = AnalysisConfiguration()
-        expected.rhythm.meters = [3]
+        expected.rhythm.downbeats.meters = [3]
         #expect(merged == expected)
+        // Rhythm settings are grouped by step; the flat keys of 0.7 and earlier mean the same.
+        let grouped = try AnalysisConfiguration(
+            overridingDefaultsWith: Data(
+                #"{"rhythm": {"downbeats": {"meters": [3]}, "tempo": {"minimumBPM": 50}, "level": {"foldedTempoRange": [70, 140]}}}"#.utf8))
+        let flat = try AnalysisConfiguration(
+            overridingDefaultsWith: Data(#"{"rhythm": {"meters": [3], "minimumBPM": 50, "foldedTempoRange": [70, 140]}}"#.utf8))
+        #expect(grouped == flat)
+        #expect(grouped.rhythm.tempo.minimumBPM == 50 && grouped.rhythm.level.foldedTempoRange == 70...140)
+        #expect(grouped != merged)
+        #expect(throws: ConfigurationError.self) {
+            try AnalysisConfiguration(overridingDefaultsWith: Data(#"{"rhythm": {"meters": [3], "downbeats": {"meters": [4]}}}"#.utf8))
+        }
         for (name, json, mention) in [
             ("typo.json", #"{"rhythm": {"meter": [3]}}"#, "unknown setting 'rhythm.meter'"),
             ("range.json", #"{"rhythm": {"foldedTempoRange": [100, 150]}}"#, "less than an octave"),
             ("bpm.json", #"{"rhythm": {"maximumBeatBPM": 30}}"#, "maximumBeatBPM (30.0)"),
             ("type.json", #"{"key": {"stepDuration": "long"}}"#, "key.stepDuration"),
             ("list.json", "[1, 2]", "not a JSON object"),
+            ("twice.json", #"{"rhythm": {"meters": [3], "downbeats": {"meters": [4]}}}"#, "rhythm.meters and rhythm.downbeats.meters are the same setting"),
+            ("grouptypo.json", #"{"rhythm": {"tempo": {"meters": [3]}}}"#, "unknown setting 'rhythm.tempo.meters'"),
             // Settings that size buffers or divide: refused once, naming the setting,
             // instead of crashing, hanging or exhausting memory on every input.
             ("frame0.json", #"{"features": {"frameSize": 0}}"#, "features.frameSize: 0 is outside"),
@@ -197,14 +211,14 @@ struct CLITests {
             ("hopOverFrame.json", #"{"features": {"frameSize": 512, "hopSize": 1024}}"#, "must not exceed features.frameSize"),
             ("bands.json", #"{"mel": {"bandCount": 1e8}}"#, "mel.bandCount"),
             ("rate.json", #"{"features": {"sampleRate": 0}}"#, "features.sampleRate: 0"),
-            ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.meters"),
-            ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.meters"),
-            ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.meters"),
-            ("tempoWindow.json", #"{"rhythm": {"tempoCurveWindowBeats": 1}}"#, "rhythm.tempoCurveWindowBeats: 1 is outside"),
-            ("tempoDrift.json", #"{"rhythm": {"tempoCurveDrift": 5}}"#, "rhythm.tempoCurveDrift: 5"),
-            ("votePeriod.json", #"{"rhythm": {"octaveVotePeriod": 0}}"#, "rhythm.octaveVotePeriod: 0"),
-            ("span.json", #"{"rhythm": {"harmonicContextBeats": 0}}"#, "rhythm.harmonicContextBeats: 0"),
-            ("altSpan.json", #"{"rhythm": {"alternativeHarmonicContextBeats": 100}}"#, "rhythm.alternativeHarmonicContextBeats: 100"),
+            ("meter0.json", #"{"rhythm": {"meters": [0]}}"#, "rhythm.downbeats.meters"),
+            ("meterNegative.json", #"{"rhythm": {"meters": [-4]}}"#, "rhythm.downbeats.meters"),
+            ("metersEmpty.json", #"{"rhythm": {"meters": []}}"#, "rhythm.downbeats.meters"),
+            ("tempoWindow.json", #"{"rhythm": {"tempoCurveWindowBeats": 1}}"#, "rhythm.tempoCurve.tempoCurveWindowBeats: 1 is outside"),
+            ("tempoDrift.json", #"{"rhythm": {"tempoCurveDrift": 5}}"#, "rhythm.tempoCurve.tempoCurveDrift: 5"),
+            ("votePeriod.json", #"{"rhythm": {"octaveVotePeriod": 0}}"#, "rhythm.level.octaveVotePeriod: 0"),
+            ("span.json", #"{"rhythm": {"harmonicContextBeats": 0}}"#, "rhythm.downbeats.harmonicContextBeats: 0"),
+            ("altSpan.json", #"{"rhythm": {"alternativeHarmonicContextBeats": 100}}"#, "rhythm.downbeats.alternativeHarmonicContextBeats: 100"),
             ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {

@@ -94,7 +94,7 @@ import Testing
     /// With the votes off the step never halves: the chain's other steps decide alone.
     @Test func votesOffNeverPreferTheSlowerLevel() {
         var configuration = RhythmAnalyzer.Configuration()
-        configuration.octaveVoting = false
+        configuration.level.octaveVoting = false
         let accented = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
         let on = RhythmAnalyzer().votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)
         let off = RhythmAnalyzer(configuration: configuration).votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)

@@ -31,7 +31,7 @@ import Testing
         for x in stride(from: 0.5, to: 29.7, by: 60 / 115.0) { Synth.click(&steady, at: x) }
         #expect(Synth.analyze(steady).tempoCurve == nil)
         var always = RhythmAnalyzer.Configuration()
-        always.tempoCurveDrift = 0
+        always.tempoCurve.tempoCurveDrift = 0
         let flat = try #require(Synth.analyze(steady, configuration: always).tempoCurve)
         #expect(flat.allSatisfy { abs(Double($0.value) / 115 - 1) < 0.02 })
     }
@@ -140,7 +140,7 @@ import Testing
     @Test func tempoStaysInTheMetricalHierarchy() {
         let fps = FeatureConfiguration().frameRate
         let configuration = RhythmAnalyzer.Configuration()
-        let lags = Int((configuration.maximumLagSeconds * fps).rounded(.up)) + 2
+        let lags = Int((configuration.tempo.maximumLagSeconds * fps).rounded(.up)) + 2
         var acf = [Double](repeating: 0, count: lags)
         for k in 1...18 {
             var height = k % 2 == 0 ? 0.6 : 0.55
@@ -308,9 +308,9 @@ import Testing
             Synth.chord(&samples, at: t, length: period * 0.9, midi: chords[(beat / 4) % 4], gain: 0.04)
         }
         var off = RhythmAnalyzer.Configuration()
-        off.alternativeHarmonicContextBeats = 0
+        off.downbeats.alternativeHarmonicContextBeats = 0
         var same = RhythmAnalyzer.Configuration()
-        same.alternativeHarmonicContextBeats = same.harmonicContextBeats
+        same.downbeats.alternativeHarmonicContextBeats = same.downbeats.harmonicContextBeats
         let withoutSecond = Synth.analyze(samples, configuration: off)
         #expect(Synth.analyze(samples, configuration: same).bars == withoutSecond.bars)
         let downbeats = (0..<8).map { start + Double($0 * 4) * period }
@@ -412,7 +412,7 @@ import Testing
         #expect(result.beatsPerBar == 3)
         #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
         var never = RhythmAnalyzer.Configuration()
-        never.tripleLevelAccent = 2
+        never.level.tripleLevelAccent = 2
         let bar = Double(Synth.analyze(samples, configuration: never).beatsPerMinute ?? 0)
         #expect(abs(bar / (bpm / 3) - 1) < 0.04, "without the triple level: \(bar)")
     }
@@ -481,7 +481,7 @@ import Testing
         let estimated = Double(Synth.analyze(samples).beatsPerMinute ?? 0)
         #expect(abs(estimated / bpm - 1) < 0.04, "tempo \(estimated)")
         var low = RhythmAnalyzer.Configuration()
-        low.tripleLevelAccent = 0.1
+        low.level.tripleLevelAccent = 0.1
         let quavers = Double(Synth.analyze(samples, configuration: low).beatsPerMinute ?? 0)
         #expect(abs(quavers / (3 * bpm) - 1) < 0.04, "at a threshold of 0.1: \(quavers)")
     }
@@ -521,7 +521,7 @@ import Testing
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
         #expect(result.tempoCandidates?.contains { abs($0.beatsPerMinute / (bpm / 2) - 1) < 0.04 } == true)
         var off = RhythmAnalyzer.Configuration()
-        off.adjacentLevelSalience = false
+        off.level.adjacentLevelSalience = false
         let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
         #expect(abs(without / (bpm / 2) - 1) < 0.04, "without the level salience: \(without)")
     }
@@ -567,8 +567,8 @@ import Testing
         let estimate = try #require(TempoEstimator(configuration: .init()).pick(acf, frameRate: fps))
         #expect(abs(estimate.beatsPerMinute / 114 - 1) < 0.02, "tempo \(estimate.beatsPerMinute)")
         var halfWeight = RhythmAnalyzer.Configuration()
-        halfWeight.harmonic3 = 0.5
-        halfWeight.harmonic4 = 0.5
+        halfWeight.tempo.harmonic3 = 0.5
+        halfWeight.tempo.harmonic4 = 0.5
         let before = try #require(TempoEstimator(configuration: halfWeight).pick(acf, frameRate: fps))
         #expect(abs(before.beatsPerMinute / 152 - 1) < 0.02, "half-weight bar lengths: \(before.beatsPerMinute)")
     }
@@ -586,7 +586,7 @@ import Testing
             var configuration = RhythmAnalyzer.Configuration()
             let free = Synth.analyze(samples, configuration: configuration)
             #expect(abs(Double(free.beatsPerMinute ?? 0) / bpm - 1) < 0.04)
-            configuration.foldedTempoRange = range
+            configuration.level.foldedTempoRange = range
             let result = Synth.analyze(samples, configuration: configuration)
             let estimated = Double(result.beatsPerMinute ?? 0)
             #expect(abs(estimated / folded - 1) < 0.04, "tempo \(estimated) in \(range)")
@@ -708,8 +708,8 @@ import Testing
             result.tempoCandidates?.contains { abs($0.beatsPerMinute / 225 - 1) < 0.04 } == true,
             "candidates \(result.tempoCandidates ?? [])")
         var wide = RhythmAnalyzer.Configuration()
-        wide.maximumBeatBPM = 240
-        wide.octaveVoting = false
+        wide.tempo.maximumBeatBPM = 240
+        wide.level.octaveVoting = false
         let fast = Double(Synth.analyze(samples, configuration: wide).beatsPerMinute ?? 0)
         #expect(abs(fast / 225 - 1) < 0.04, "with the limit at 240: \(fast)")
     }
@@ -738,9 +738,9 @@ import Testing
         #expect(abs(bpm / 118 - 1) < 0.04, "tempo \(bpm)")
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
         var off = RhythmAnalyzer.Configuration()
-        off.measureGroupingRatio = 0
-        off.maximumBeatBPM = 240
-        off.octaveVoting = false
+        off.tempo.measureGroupingRatio = 0
+        off.tempo.maximumBeatBPM = 240
+        off.level.octaveVoting = false
         let without = Double(Synth.analyze(samples, configuration: off).beatsPerMinute ?? 0)
         #expect(abs(without / 236 - 1) < 0.04, "without the measure test: \(without)")
     }
@@ -790,7 +790,7 @@ import Testing
         }
         let smoothed = Synth.analyze(samples)
         var own = RhythmAnalyzer.Configuration()
-        own.beatSmoothingBeats = 0
+        own.placement.beatSmoothingBeats = 0
         let unsmoothed = Synth.analyze(samples, configuration: own)
         let spread = jitter.sorted()[jitter.count / 2]
         #expect(smoothed.beats.count >= grid.count - 2)
@@ -840,7 +840,7 @@ import Testing
         #expect(finalBeats.allSatisfy { t in result.beats.contains { abs($0 - t) < 0.05 } }, "\(result.beats.suffix(5))")
         #expect(result.beats.allSatisfy { $0 < last + 1.75 })
         var off = RhythmAnalyzer.Configuration()
-        off.completesLastBar = false
+        off.downbeats.completesLastBar = false
         let plain = Synth.analyze(samples, configuration: off)
         #expect(!plain.beats.contains { abs($0 - (last + 1.5)) < 0.05 }, "\(plain.beats.suffix(5))")
         let (dry, dryLast) = song(held: false)
@@ -870,7 +870,7 @@ import Testing
         let result = Synth.analyze(samples)
         #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))")
         var whitenedOnly = RhythmAnalyzer.Configuration()
-        whitenedOnly.linearFluxBeatShare = 0
+        whitenedOnly.beats.linearFluxBeatShare = 0
         let w = Synth.analyze(samples, configuration: whitenedOnly)
         #expect(Synth.hitRate(w.beats, truth) < 0.5, "the control sits on the beat too: \(w.beats.prefix(8))")
         // The texture measure itself: drums are impulsive, bowed chords are not.
@@ -920,7 +920,7 @@ import Testing
         }
         func worstError(wholeFrame: Bool) -> Double {
             var configuration = RhythmAnalyzer.Configuration()
-            configuration.decodesAtWholeFramePeriod = wholeFrame
+            configuration.beats.decodesAtWholeFramePeriod = wholeFrame
             let beats = BeatTracker(configuration: configuration)
                 .track(activation, minPeriod: 20, maxPeriod: 63, centrePeriod: period)
             // The beats in the pulse's span (the decoder also fills the lead-in and the tail).
@@ -946,7 +946,7 @@ import Testing
             for d in -2...2 { curve[wave.frame + d] = max(curve[wave.frame + d], wave.height * [0.1, 0.6, 1, 0.6, 0.1][d + 2]) }
         }
         var configuration = RhythmAnalyzer.Configuration()
-        configuration.onsetRiseCompensation = 0
+        configuration.placement.onsetRiseCompensation = 0
         let analyzer = RhythmAnalyzer(configuration: configuration)
         let clustered = analyzer.refine(26, curve: curve, radius: 2, frameRate: frameRate, clusterSeconds: 0.1)
         let single = analyzer.refine(26, curve: curve, radius: 2, frameRate: frameRate, clusterSeconds: 0)

@@ -262,7 +262,7 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         }
         let stereo = mono.flatMap { [$0, $0] }
         var configuration = AnalysisConfiguration()
-        configuration.rhythm.meters = [3]
+        configuration.rhythm.downbeats.meters = [3]
         let session = MusicUnderstandingSession(
             audioProvider: TestSignal.provider(TestSignal.buffers(stereo, rate: rate, frames: 4410)),
             configuration: configuration)

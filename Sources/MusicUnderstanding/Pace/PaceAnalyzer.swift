@@ -68,7 +68,7 @@ public struct PaceAnalyzer: Sendable {
         public var latency: Double = 0
         /// Smallest relative flux (``OnsetFeatures/relativeFlux``, the share of the frame's
         /// spectral magnitude that is new) within ±``mergeSeconds`` of an event (default 0.02,
-        /// as rhythm's ``RhythmAnalyzer/Configuration/minimumNewSound``): the whitened flux of a
+        /// as rhythm's ``RhythmAnalyzer/Configuration/BeatSettings/minimumNewSound``): the whitened flux of a
         /// steady tone's side-lobes is no event.
         public var minimumNewSound: Float = 0.02
         /// Frames whose energy is this many dB (of the onset frame energy, 10·log10 scale)

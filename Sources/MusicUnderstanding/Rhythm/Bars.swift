@@ -5,8 +5,8 @@ import Foundation
 /// 2015) and a bar-position Viterbi, and the bar in progress at the last beat is completed
 /// while the music sounds (metrical entrainment through held notes: Large & Jones 1999).
 ///
-/// The harmonic-change cue is measured over two spans (``Configuration/harmonicContextBeats``
-/// and ``Configuration/alternativeHarmonicContextBeats``) and the bars are decoded with each;
+/// The harmonic-change cue is measured over two spans (``Configuration/DownbeatSettings/harmonicContextBeats``
+/// and ``Configuration/DownbeatSettings/alternativeHarmonicContextBeats``) and the bars are decoded with each;
 /// the decoding whose Viterbi path scores higher per beat is kept. This is model selection by
 /// the decoded path's log score, as madmom's downbeat tracker chooses the bar length (Böck,
 /// Krebs & Widmer 2016, "Joint beat and downbeat tracking with recurrent neural networks",
@@ -14,7 +14,7 @@ import Foundation
 /// whose best path is the most probable).
 extension RhythmAnalyzer {
     /// The bars of `times`: downbeat times, seconds, and beats per bar (`nil` without bars);
-    /// with ``Configuration/completesLastBar``, beats are appended to `times` and `beats` up to
+    /// with ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
     /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:energy:silence:frameRate:radius:)``).
     func findBars(
         _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?
@@ -22,9 +22,9 @@ extension RhythmAnalyzer {
         var bars: [Double] = []
         var beatsPerBar: Int?
         let downbeats = DownbeatTracker(configuration: configuration)
-        var spans = [configuration.harmonicContextBeats]
-        if configuration.alternativeHarmonicContextBeats > 0, configuration.alternativeHarmonicContextBeats != spans[0] {
-            spans.append(configuration.alternativeHarmonicContextBeats)
+        var spans = [configuration.downbeats.harmonicContextBeats]
+        if configuration.downbeats.alternativeHarmonicContextBeats > 0, configuration.downbeats.alternativeHarmonicContextBeats != spans[0] {
+            spans.append(configuration.downbeats.alternativeHarmonicContextBeats)
         }
         // The decoding with the higher score per beat (`max(by:)` keeps the first span's on a tie).
         let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
@@ -33,7 +33,7 @@ extension RhythmAnalyzer {
         if let decoded = best {
             bars = decoded.downbeatIndices.map { times[$0] }
             beatsPerBar = decoded.beatsPerBar
-            if configuration.completesLastBar, let last = decoded.downbeatIndices.last {
+            if configuration.downbeats.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(
                     &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
                     energy: onset.energy, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
@@ -44,7 +44,7 @@ extension RhythmAnalyzer {
 
     /// Appends beats at the period of the last 4 beats until the bar that begins at beat index
     /// `lastDownbeat` holds `beatsPerBar` beats, stopping at the first that would fall in silence
-    /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/completesLastBar``).
+    /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/DownbeatSettings/completesLastBar``).
     func completeLastBar(
         _ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
         energy: [Float], silence: Float?, frameRate: Double, radius: Int

@@ -6,32 +6,32 @@ import Foundation
 /// activation in `(0, 1)` that the beat tracker's observation model reads (Krebs, Böck & Widmer
 /// 2015, sec. 2.4).
 extension RhythmAnalyzer {
-    /// The beat-tracking curve: the broadband onset strength plus ``Configuration/lowBandBeatWeight``
-    /// times the low-band one, clipped at ``Configuration/clipPercentile``; `nil` when a value is
+    /// The beat-tracking curve: the broadband onset strength plus ``Configuration/OnsetSettings/lowBandBeatWeight``
+    /// times the low-band one, clipped at ``Configuration/OnsetSettings/clipPercentile``; `nil` when a value is
     /// not finite.
     func beatTrackingCurve(_ onset: OnsetFeatures) -> [Float]? {
         // Beat-tracking curve: broadband plus low-band flux.
         var curve = onset.strength
-        if onset.lowStrength.count == curve.count, configuration.lowBandBeatWeight != 0 {
-            for i in curve.indices { curve[i] += configuration.lowBandBeatWeight * onset.lowStrength[i] }
+        if onset.lowStrength.count == curve.count, configuration.onsets.lowBandBeatWeight != 0 {
+            for i in curve.indices { curve[i] += configuration.onsets.lowBandBeatWeight * onset.lowStrength[i] }
         }
         guard curve.allSatisfy({ $0.isFinite }) else { return nil }
         // Clip isolated outliers (the first onset after silence is exaggerated by the adaptive
         // whitening) so that they do not dominate the local reference and the periodicity.
-        if configuration.clipPercentile < 1, curve.count > 1 {
+        if configuration.onsets.clipPercentile < 1, curve.count > 1 {
             let sorted = curve.sorted()
-            let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.clipPercentile))]
+            let ceiling = sorted[Int(Double(sorted.count - 1) * max(0, configuration.onsets.clipPercentile))]
             if ceiling > 0 { for i in curve.indices where curve[i] > ceiling { curve[i] = ceiling } }
         }
         return curve
     }
 
     /// The curve the tempo is estimated from: the beat-tracking `curve` with the high band down-weighted to
-    /// ``Configuration/highBandTempoWeight``.
+    /// ``Configuration/OnsetSettings/highBandTempoWeight``.
     func tempoEstimationCurve(_ curve: [Float], onset: OnsetFeatures) -> [Float] {
         var weighted = curve
-        if onset.highStrength.count == curve.count, configuration.highBandTempoWeight != 1 {
-            let drop = 1 - configuration.highBandTempoWeight
+        if onset.highStrength.count == curve.count, configuration.onsets.highBandTempoWeight != 1 {
+            let drop = 1 - configuration.onsets.highBandTempoWeight
             for i in weighted.indices { weighted[i] = max(0, weighted[i] - drop * onset.highStrength[i]) }
         }
         return weighted
@@ -45,8 +45,8 @@ extension RhythmAnalyzer {
         guard let harmony, harmony.dimension == 12 else { return [] }
         let chroma = harmony.values
         let blocks = chroma.count / 12
-        let w = max(1, configuration.harmonicContextBlocks)
-        guard blocks > 2 * w, configuration.harmonicChangeWeight > 0 else { return [] }
+        let w = max(1, configuration.onsets.harmonicContextBlocks)
+        guard blocks > 2 * w, configuration.tempo.harmonicChangeWeight > 0 else { return [] }
         // Prefix sums of the normalised chroma.
         var prefix = [Float](repeating: 0, count: (blocks + 1) * 12)
         for b in 0..<blocks {
@@ -79,14 +79,14 @@ extension RhythmAnalyzer {
     /// (kick, snare, a struck chord) carry the beat and the whitened flux raises off-beat hats and
     /// bass notes to their level; in a legato one (organ, strings, choir) the whitening is what
     /// finds the soft note changes at all. So the activation is the whitened curve mixed with the
-    /// linear onset strength (means matched), by ``Configuration/linearFluxBeatShare`` times the
-    /// texture's place in ``Configuration/impulsiveTexture`` (`impulsiveShare`, ``impulsiveShare(onset:curve:)``).
+    /// linear onset strength (means matched), by ``Configuration/BeatSettings/linearFluxBeatShare`` times the
+    /// texture's place in ``Configuration/BeatSettings/impulsiveTexture`` (`impulsiveShare`, ``impulsiveShare(onset:curve:)``).
     func beatCurve(_ curve: [Float], onset: OnsetFeatures, impulsiveShare: Float) -> [Float] {
         let linear = onset.linearStrength
-        guard configuration.linearFluxBeatShare > 0, configuration.linearFluxBeatShare.isFinite,
+        guard configuration.beats.linearFluxBeatShare > 0, configuration.beats.linearFluxBeatShare.isFinite,
             linear.count == curve.count, !curve.isEmpty
         else { return curve }
-        let share = configuration.linearFluxBeatShare * impulsiveShare
+        let share = configuration.beats.linearFluxBeatShare * impulsiveShare
         guard share > 0 else { return curve }
         let meanCurve = curve.reduce(0, +) / Float(curve.count)
         let meanLinear = linear.reduce(0, +) / Float(linear.count)
@@ -99,9 +99,9 @@ extension RhythmAnalyzer {
     }
 
     /// Where the texture lies between legato (0) and impulsive (1): the ``impulsiveness(onset:curve:)``
-    /// of the input placed linearly in ``Configuration/impulsiveTexture``.
+    /// of the input placed linearly in ``Configuration/BeatSettings/impulsiveTexture``.
     func impulsiveShare(onset: OnsetFeatures, curve: [Float]) -> Float {
-        let range = configuration.impulsiveTexture
+        let range = configuration.beats.impulsiveTexture
         let texture = impulsiveness(onset: onset, curve: curve)
         let place =
             range.upperBound > range.lowerBound
@@ -132,18 +132,18 @@ extension RhythmAnalyzer {
     /// reference level (the local mean over `activationWindowSeconds`), scaled and clipped.
     func makeActivation(_ curve: [Float], frameRate: Double) -> [Float] {
         let n = curve.count
-        let half = max(1, Int(configuration.activationWindowSeconds * frameRate / 2))
+        let half = max(1, Int(configuration.beats.activationWindowSeconds * frameRate / 2))
         // Prefix sums for the moving mean.
         var prefix = [Double](repeating: 0, count: n + 1)
         for i in 0..<n { prefix[i + 1] = prefix[i] + Double(curve[i]) }
         let globalMean = prefix[n] / Double(max(1, n))
-        var out = [Float](repeating: Float(configuration.activationFloor), count: n)
-        let floor = configuration.activationFloor
+        var out = [Float](repeating: Float(configuration.beats.activationFloor), count: n)
+        let floor = configuration.beats.activationFloor
         for i in 0..<n {
             let lo = max(0, i - half), hi = min(n, i + half + 1)
             let mean = (prefix[hi] - prefix[lo]) / Double(hi - lo)
             let ref = 4 * max(mean, 0.25 * globalMean, 1e-6)
-            let a = configuration.activationScale * Double(curve[i]) / ref
+            let a = configuration.beats.activationScale * Double(curve[i]) / ref
             out[i] = Float(min(0.95, max(floor, a)))
         }
         return out

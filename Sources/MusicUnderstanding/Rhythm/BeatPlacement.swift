@@ -7,17 +7,17 @@ import Foundation
 /// 1979; the measurement precision of Cemgil et al. 2001).
 extension RhythmAnalyzer {
     /// Beat times, seconds, of `beats`: each moved to its onset (``refine(_:curve:radius:frameRate:clusterSeconds:)``,
-    /// with the onset cluster of ``Configuration/onsetClusterSeconds`` scaled by how legato the
-    /// texture is, 1 − `impulsiveShare`), shifted by ``Configuration/latency``, and smoothed
+    /// with the onset cluster of ``Configuration/PlacementSettings/onsetClusterSeconds`` scaled by how legato the
+    /// texture is, 1 − `impulsiveShare`), shifted by ``Configuration/PlacementSettings/latency``, and smoothed
     /// (``smoothBeatTimes(_:weights:)``) with each beat weighted by its onset peak on `curve`.
     func placeBeats(_ beats: TrackedBeats, curve: [Float], frameRate fps: Double, impulsiveShare impulsive: Float) -> [Double] {
         let radius = beats.radius
         // Each beat moves to the onset peak inside its beat-state window: the decoder scores every
         // placement of the window over a peak alike, so the decoded beat may be up to τ / λ frames
         // off it (madmom's `correct` step of the DBN beat tracker does the same).
-        let clusterSeconds = configuration.onsetClusterSeconds * Double(1 - impulsive)
+        let clusterSeconds = configuration.placement.onsetClusterSeconds * Double(1 - impulsive)
         let onsetTimes = beats.frames.map {
-            max(0, refine($0, curve: curve, radius: radius, frameRate: fps, clusterSeconds: clusterSeconds) / fps + configuration.latency)
+            max(0, refine($0, curve: curve, radius: radius, frameRate: fps, clusterSeconds: clusterSeconds) / fps + configuration.placement.latency)
         }
         // Each beat's onset peak weighs its time in the smoothing: a clear onset places a beat
         // more precisely than a faint one.
@@ -32,7 +32,7 @@ extension RhythmAnalyzer {
     /// interpolation of the peak; returns the fractional frame. A peak on the first or last frame
     /// (an onset at t = 0) is taken as it is.
     func refine(_ frame: Int, curve: [Float], radius: Int, frameRate: Double, clusterSeconds: Double) -> Double {
-        let r = max(configuration.refinementRadius, radius)
+        let r = max(configuration.placement.refinementRadius, radius)
         guard r > 0, frame >= 0, frame < curve.count else { return Double(frame) }
         let best = PeakPicking.largest(curve, near: frame, radius: r)
         guard curve[best] > 0 else { return Double(frame) }
@@ -45,21 +45,21 @@ extension RhythmAnalyzer {
         // by the texture, 0 for none) to its local minimum
         // (at most 12 frames before the peak in all), crosses `onsetRiseFraction` of the rise; compensated so
         // that an impulse lands on the peak, and never after it.
-        if configuration.onsetRiseFraction > 0 {
+        if configuration.placement.onsetRiseFraction > 0 {
             var low = best
             // An onset cluster: frames within `clusterSeconds` before the peak that stay at or
             // above `onsetClusterLevel` of it belong to the same onset.
             let span = Int((clusterSeconds * frameRate).rounded())
-            let clusterLevel = Float(configuration.onsetClusterLevel) * curve[best]
+            let clusterLevel = Float(configuration.placement.onsetClusterLevel) * curve[best]
             while low > 0, best - low < span, curve[low - 1] >= clusterLevel { low -= 1 }
             while low > 0, best - low < 12, curve[low - 1] < curve[low] { low -= 1 }
             if low < best {
-                let level = curve[low] + Float(configuration.onsetRiseFraction) * (curve[best] - curve[low])
+                let level = curve[low] + Float(configuration.placement.onsetRiseFraction) * (curve[best] - curve[low])
                 var j = low + 1
                 while j < best, curve[j] < level { j += 1 }
                 let rise = curve[j] - curve[j - 1]
                 let f = rise > 0 ? Double((level - curve[j - 1]) / rise) : 1
-                return min(peak, Double(j - 1) + max(0, min(1, f)) + configuration.onsetRiseCompensation * frameRate)
+                return min(peak, Double(j - 1) + max(0, min(1, f)) + configuration.placement.onsetRiseCompensation * frameRate)
             }
         }
         return peak
@@ -69,7 +69,7 @@ extension RhythmAnalyzer {
     /// listener infers from many onsets, and the onset of one note (a slow organ or string
     /// attack, a voice that speaks late) is a noisy observation of it. Each time becomes the value
     /// at its index of a locally weighted robust linear regression of the onset times on the beat
-    /// index over ±``Configuration/beatSmoothingBeats`` beats: LOWESS (Cleveland 1979, "Robust
+    /// index over ±``Configuration/PlacementSettings/beatSmoothingBeats`` beats: LOWESS (Cleveland 1979, "Robust
     /// locally weighted regression and smoothing scatterplots", JASA 74, sec. 2: tricube
     /// distance weights, a local line, two bisquare robustness iterations with residuals scaled by
     /// 6 × their median), with each observation also weighted by its onset peak, `weights`,
@@ -79,7 +79,7 @@ extension RhythmAnalyzer {
     /// a gap (an interval over 1.5 × the median, where silent beats were removed) starts a new
     /// run, smoothed on its own. Steady clicks are unchanged (their onsets already lie on a line).
     func smoothBeatTimes(_ times: [Double], weights: [Double]) -> [Double] {
-        let k = configuration.beatSmoothingBeats
+        let k = configuration.placement.beatSmoothingBeats
         guard k > 0, times.count >= 3, weights.count == times.count else { return times }
         var intervals: [Double] = []
         for i in 1..<times.count { intervals.append(times[i] - times[i - 1]) }

@@ -26,12 +26,12 @@ struct BeatTracker: Sendable {
     /// Decodes beat frames from `activation` (values in `(0, 1)`), with beat periods between
     /// `minPeriod` and `maxPeriod` frames.
     ///
-    /// With ``RhythmAnalyzer/Configuration/decodesAtWholeFramePeriod`` the activation is first
+    /// With ``RhythmAnalyzer/Configuration/BeatSettings/decodesAtWholeFramePeriod`` the activation is first
     /// resampled (nearest frame) so that `centrePeriod` becomes the nearest whole number of
     /// frames, the decoding runs there, and the beats are mapped back to the nearest frame.
     func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let whole = centrePeriod.rounded()
-        guard configuration.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
+        guard configuration.beats.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
             abs(whole - centrePeriod) > 1e-6, activation.count > 1
         else {
             return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod)
@@ -72,8 +72,8 @@ struct BeatTracker: Sendable {
         for j in 0..<m { offsets[j] = total; total += periods[j] }
         var score = [Double](repeating: 0, count: total)
         // Log transition between periods at a beat boundary.
-        let lambda = configuration.transitionLambda
-        let maxChange = configuration.maximumPeriodChange
+        let lambda = configuration.beats.transitionLambda
+        let maxChange = configuration.beats.maximumPeriodChange
         var logTrans = [Double](repeating: -.infinity, count: m * m)  // [from * m + to]
         for i in 0..<m {
             var sum = 0.0
@@ -87,7 +87,7 @@ struct BeatTracker: Sendable {
                 // Tempo prior: a log-Gaussian around the global period, so that the tracker
                 // follows gradual changes but does not settle on a metrically related level.
                 let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
-                logTrans[i * m + j] = log(row[j] / sum) - configuration.periodPriorWeight * octaves * octaves
+                logTrans[i * m + j] = log(row[j] / sum) - configuration.beats.periodPriorWeight * octaves * octaves
             }
         }
         // Source range of each target period (the finite entries of its column), so the
@@ -99,8 +99,8 @@ struct BeatTracker: Sendable {
             if lo <= hi { fromLo[j] = lo; fromHi[j] = hi } else { fromLo[j] = j; fromHi[j] = j }
         }
         // Beat-state half widths.
-        let beatWidth = periods.map { max(1, Int((Double($0) / configuration.observationLambda).rounded())) }
-        let obsL = configuration.observationLambda
+        let beatWidth = periods.map { max(1, Int((Double($0) / configuration.beats.observationLambda).rounded())) }
+        let obsL = configuration.beats.observationLambda
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)
         var ends = [Double](repeating: 0, count: m)

@@ -10,7 +10,7 @@ extension RhythmAnalyzer {
         /// Beat frames at the onset frame rate.
         var frames: [Int]
         /// Radius of the beat-state window, frames: how far from its onset peak the decoder may
-        /// have put a beat (±τ/λ positions, at least ``Configuration/refinementRadius``).
+        /// have put a beat (±τ/λ positions, at least ``Configuration/PlacementSettings/refinementRadius``).
         var radius: Int
     }
 
@@ -21,12 +21,12 @@ extension RhythmAnalyzer {
     /// beat-state window.
     func trackBeats(around period: Double, activation: [Float], curve: [Float], energy: [Float], silence: Float?) -> TrackedBeats {
         let tracker = BeatTracker(configuration: configuration)
-        let minPeriod = Int((period / configuration.tempoRange).rounded(.down))
-        let maxPeriod = Int((period * configuration.tempoRange).rounded(.up))
+        let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
+        let maxPeriod = Int((period * configuration.beats.tempoRange).rounded(.up))
         var frames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: period)
         // The decoder may put a beat anywhere in the beat-state window (±τ/λ positions), so the
         // onset support of a beat is looked for in that window when trimming.
-        let radius = max(configuration.refinementRadius, Int((period / configuration.observationLambda).rounded()))
+        let radius = max(configuration.placement.refinementRadius, Int((period / configuration.beats.observationLambda).rounded()))
         frames = trimToActivity(frames, curve: curve, radius: radius)
         frames = removeSilentBeats(frames, energy: energy, radius: radius, threshold: silence)
         return TrackedBeats(frames: frames, radius: radius)
@@ -51,7 +51,7 @@ extension RhythmAnalyzer {
         }
         let median = Smoothing.median(peaks) ?? 0
         guard median > 0 else { return [] }
-        let threshold = Float(configuration.edgeOnsetRatio) * median
+        let threshold = Float(configuration.beats.edgeOnsetRatio) * median
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
             let last = peaks.lastIndex(where: { $0 >= threshold })
         else { return [] }
@@ -73,7 +73,7 @@ extension RhythmAnalyzer {
         guard !energy.isEmpty else { return nil }
         let sorted = energy.sorted()
         let reference = sorted[(sorted.count - 1) * 95 / 100]
-        return reference > 0 ? Float(configuration.silenceRatio) * reference : .infinity
+        return reference > 0 ? Float(configuration.beats.silenceRatio) * reference : .infinity
     }
 
     /// Whether a frame within `radius` of `frame` reaches `threshold` (the music sounds there).

@@ -35,7 +35,7 @@ struct DownbeatTracker: Sendable {
     }
 
     /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
-    /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/harmonicContextBeats``);
+    /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/DownbeatSettings/harmonicContextBeats``);
     /// every cue is robustly standardised over the piece.
     func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int]) -> [[Double]] {
         let k = beatFrames.count
@@ -94,7 +94,7 @@ struct DownbeatTracker: Sendable {
         // change is measured against silence. Phrases after a breath also often begin with an
         // anacrusis (grouping out of phase with the metre, Lerdahl & Jackendoff 1983 §2.3), so
         // there these cues may only count against a bar line, never for one.
-        let rest = -abs(configuration.restThreshold)
+        let rest = -abs(configuration.downbeats.restThreshold)
         let afterRest = (0..<k).map { $0 > 0 && ze[$0 - 1] <= rest }
         for i in 0..<k where afterRest[i] {
             zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
@@ -103,8 +103,8 @@ struct DownbeatTracker: Sendable {
             var zh = robustStandardised(harmonicChange(span: max(1, span)))
             for i in 0..<k where afterRest[i] { zh[i] = min(zh[i], 0) }
             return (0..<k).map { i in
-                configuration.harmonicWeight * zh[i] + configuration.lowOnsetWeight * zl[i]
-                    + configuration.accentWeight * za[i] + configuration.loudnessWeight * ze[i]
+                configuration.downbeats.harmonicWeight * zh[i] + configuration.downbeats.lowOnsetWeight * zl[i]
+                    + configuration.downbeats.accentWeight * za[i] + configuration.downbeats.loudnessWeight * ze[i]
             }
         }
     }
@@ -117,26 +117,26 @@ struct DownbeatTracker: Sendable {
     /// half-bar accent on a weak beat, which the salience of that beat then contradicts.
     func metricalWeight(position: Int, meter: Int) -> Double {
         if position == 0 { return 1 }
-        if meter % 2 == 0, meter >= 4, position == meter / 2 { return configuration.halfBarWeight }
+        if meter % 2 == 0, meter >= 4, position == meter / 2 { return configuration.downbeats.halfBarWeight }
         return 0
     }
 
     /// Decodes meter and downbeats from per-beat downbeat salience.
     func decode(_ salience: [Double]) -> Result? {
         let k = salience.count
-        let meters = Array(Set(configuration.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
+        let meters = Array(Set(configuration.downbeats.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
         guard k >= 2, !meters.isEmpty else { return nil }
         // States: (meter index, position).
         var stateMeter: [Int] = [], statePos: [Int] = []
         for m in meters { for p in 0..<m { stateMeter.append(m); statePos.append(p) } }
         let s = stateMeter.count
-        let logAdvance = log(1 - configuration.barJumpProbability - configuration.meterChangeProbability)
-        let logJump = log(configuration.barJumpProbability)
-        let logMeterChange = log(configuration.meterChangeProbability)
+        let logAdvance = log(1 - configuration.downbeats.barJumpProbability - configuration.downbeats.meterChangeProbability)
+        let logJump = log(configuration.downbeats.barJumpProbability)
+        let logMeterChange = log(configuration.downbeats.meterChangeProbability)
         var score = [Double](repeating: 0, count: s)
         var back = [UInt8](repeating: 0, count: k * s)
         var next = score
-        let beta = configuration.downbeatSharpness
+        let beta = configuration.downbeats.downbeatSharpness
         for i in 0..<k {
             if i > 0 {
                 for to in 0..<s {
@@ -161,7 +161,7 @@ struct DownbeatTracker: Sendable {
             for st in 0..<s {
                 score[st] += beta * salience[i] * metricalWeight(position: statePos[st], meter: stateMeter[st])
                 // Meter prior per beat: duple and quadruple meters are the more common.
-                if stateMeter[st] % 2 == 1 { score[st] -= configuration.oddMeterPenalty }
+                if stateMeter[st] % 2 == 1 { score[st] -= configuration.downbeats.oddMeterPenalty }
             }
         }
         var st = 0
@@ -200,7 +200,7 @@ struct DownbeatTracker: Sendable {
         // MAD is zero, so fall back to the mean absolute deviation (scaled to σ for a normal
         // distribution by √(π/2)) rather than discard the cue.
         if !(scale > 1e-12) { scale = 1.2533 * deviations.reduce(0, +) / Double(deviations.count) }
-        let c = max(0, configuration.salienceClip)
+        let c = max(0, configuration.downbeats.salienceClip)
         guard scale > 1e-12, scale.isFinite else { return v.map { _ in 0 } }
         return v.map { min(c, max(-c, ($0 - m) / scale)) }
     }

@@ -4,13 +4,13 @@ import Foundation
 /// octave folding of DJ software): the global tempo's pulse-salience gate, the choice between
 /// the tracked level and the one at half its period by their salience to a listener (Parncutt
 /// 1994; McKinney & Moelants 2006), the tempo's octave alternatives at the beats' tempo, and the
-/// folding of the beat grid into ``Configuration/foldedTempoRange``.
+/// folding of the beat grid into ``Configuration/LevelSettings/foldedTempoRange``.
 extension RhythmAnalyzer {
     /// The global tempo (``TempoEstimator``) of `curve`, the tempo-estimation curve
     /// (``tempoEstimationCurve(_:onset:)``), and of the harmonic change `change` (``harmonicChange(_:)``, `harmonicRate` values per
     /// second); `nil` when there is none or
     /// its pulse salience times the square root of the number of frames is below
-    /// ``Configuration/minimumSalience`` (silence, noise).
+    /// ``Configuration/TempoSettings/minimumSalience`` (silence, noise).
     func estimateTempo(
         _ curve: [Float], frameRate fps: Double, harmonicChange change: [Float], harmonicRate: Double,
         estimator: TempoEstimator
@@ -19,13 +19,13 @@ extension RhythmAnalyzer {
             let tempo = estimator.estimate(
                 curve, frameRate: fps, harmonicChange: change,
                 harmonicRate: harmonicRate > 0 ? harmonicRate : fps),
-            tempo.salience * Double(curve.count).squareRoot() >= configuration.minimumSalience
+            tempo.salience * Double(curve.count).squareRoot() >= configuration.tempo.minimumSalience
         else { return nil }
         return tempo
     }
 
     /// The metrical level at half the period of `tempo` when it is the more salient of the two
-    /// adjacent levels to a listener, else `nil` (see ``Configuration/adjacentLevelSalience``).
+    /// adjacent levels to a listener, else `nil` (see ``Configuration/LevelSettings/adjacentLevelSalience``).
     ///
     /// The salience of a level is its resonance (the tempo prior, ``TempoEstimator/resonance(period:frameRate:)``)
     /// times the mean accent of its beats (pulse salience as period salience × how strongly events
@@ -39,7 +39,7 @@ extension RhythmAnalyzer {
     /// beats and the midpoints between them, so with `on` and `mid` the mean accents of the
     /// two, the faster level wins when `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on) ≥ 1`.
     /// Only where the faster level is nearer the preferred tempo (the current one slower than
-    /// ``Configuration/preferredBPM`` / √2) and not faster than ``Configuration/maximumBeatBPM``,
+    /// ``Configuration/TempoSettings/preferredBPM`` / √2) and not faster than ``Configuration/TempoSettings/maximumBeatBPM``,
     /// with at least 8 beats. Its candidates put the faster level first (with the confidences the
     /// estimator gave them).
     func fasterLevel(
@@ -47,7 +47,7 @@ extension RhythmAnalyzer {
         frameRate: Double, estimator: TempoEstimator
     ) -> TempoEstimate? {
         let period = tempo.period, half = tempo.period / 2
-        guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.maximumBeatBPM else { return nil }
+        guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
         guard gain > 1 else { return nil }
         let sums = accents(at: [0, 1 / 2], beats: beats, relativeFlux: rel, radius: radius)
@@ -57,7 +57,7 @@ extension RhythmAnalyzer {
     }
 
     /// The metrical level at a third of the period of `tempo` when the tracked beats are the bars
-    /// of a fast triple meter, else `nil` (see ``Configuration/tripleLevelAccent``).
+    /// of a fast triple meter, else `nil` (see ``Configuration/LevelSettings/tripleLevelAccent``).
     ///
     /// A fast waltz (Viennese waltzes near 180 BPM) or a strummed 6/8 is periodic at its bar, and
     /// the bar, near 60 BPM, can win the tempo estimate. Its beats then hold a triple
@@ -65,16 +65,16 @@ extension RhythmAnalyzer {
     /// strokes of the strum), where the eighth notes of a slow 12/8 ballad are soft
     /// subdivisions of a beat carried by the bass, kick and snare. The third-of-the-period level
     /// is taken when it is nearer the preferred tempo (its resonance larger), not faster than
-    /// ``Configuration/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
+    /// ``Configuration/TempoSettings/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
     /// (a triple, not a duple, subdivision; Lerdahl & Jackendoff 1983, metrical well-formedness)
-    /// and at least ``Configuration/tripleLevelAccent`` of the beats' accent, with at least 8
+    /// and at least ``Configuration/LevelSettings/tripleLevelAccent`` of the beats' accent, with at least 8
     /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``.
     func tripleLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator
     ) -> TempoEstimate? {
         let period = tempo.period, third = tempo.period / 3
-        guard beats.count >= 8, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.maximumBeatBPM,
+        guard beats.count >= 8, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.tempo.maximumBeatBPM,
             estimator.resonance(period: third, frameRate: frameRate) > estimator.resonance(period: period, frameRate: frameRate)
         else { return nil }
         let sums = accents(at: [0, 1 / 2, 1 / 3, 2 / 3], beats: beats, relativeFlux: rel, radius: radius)
@@ -87,7 +87,7 @@ extension RhythmAnalyzer {
             guard centre >= 1, centre + 1 < acf.count else { return -.infinity }
             return max(acf[centre - 1], acf[centre], acf[centre + 1])
         }
-        guard on > 0, thirds > mid, thirds >= configuration.tripleLevelAccent * on, peak(near: third) > peak(near: period / 2) else { return nil }
+        guard on > 0, thirds > mid, thirds >= configuration.level.tripleLevelAccent * on, peak(near: third) > peak(near: period / 2) else { return nil }
         return level(of: tempo, dividedBy: 3)
     }
 

@@ -12,7 +12,7 @@ import Foundation
 /// 2. cut into 6 s windows every 1.5 s; in each, the unbiased autocorrelation (eq. 5);
 /// 3. every beat period `τ` scored by the comb of its first four multiples, the `p`-th averaged
 ///    over `2p − 1` lags (sec. III-B), weighted by a Rayleigh curve that peaks at
-///    ``Configuration/octaveVotePeriod`` (eq. 7);
+///    ``Configuration/LevelSettings/octaveVotePeriod`` (eq. 7);
 /// 4. each window's scores normalised to sum to 1 and smoothed over ±2 lags, then summed in the
 ///    log domain over the windows: the constant-tempo case of the Viterbi decoding of the
 ///    period across windows (sec. III-C), in which every window votes with the likelihood it
@@ -114,13 +114,13 @@ struct OctaveVote: Sendable {
 extension RhythmAnalyzer {
     /// Whether the window votes (``OctaveVote``) on `curve` prefer twice the beat period of a
     /// beat grid at `bpm` to the period itself, the slower level being at least
-    /// ``Configuration/minimumBPM``.
+    /// ``Configuration/TempoSettings/minimumBPM``.
     func votesForSlowerLevel(_ curve: [Float], frameRate: Double, beatsPerMinute bpm: Float?) -> Bool {
-        guard configuration.octaveVoting, let bpm, bpm > 0, Double(bpm) / 2 >= configuration.minimumBPM else { return false }
-        let vote = OctaveVote(preferredPeriod: configuration.octaveVotePeriod)
+        guard configuration.level.octaveVoting, let bpm, bpm > 0, Double(bpm) / 2 >= configuration.tempo.minimumBPM else { return false }
+        let vote = OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod)
         guard
             let votes = vote.votes(
-                curve, frameRate: frameRate, minimumBPM: configuration.minimumBPM, maximumBPM: configuration.maximumBPM),
+                curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM),
             let current = votes.score(period: 60 / Double(bpm)), let slower = votes.score(period: 120 / Double(bpm))
         else { return false }
         return slower > current

@@ -69,14 +69,14 @@ public struct RhythmAnalyzer: Sendable {
         }
         var beats = track(around: tempo.period)
         // 5. The level at half the period, when its beats are the more salient to a listener.
-        if configuration.adjacentLevelSalience,
+        if configuration.level.adjacentLevelSalience,
             let faster = fasterLevel(
                 of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
                 frameRate: fps, estimator: estimator)
         {
             let retracked = track(around: faster.period)
             if retracked.frames.count >= 2 { tempo = faster; beats = retracked }
-        } else if configuration.adjacentLevelSalience,
+        } else if configuration.level.adjacentLevelSalience,
             let faster = tripleLevel(
                 of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
                 frameRate: fps, estimator: estimator)
@@ -87,7 +87,7 @@ public struct RhythmAnalyzer: Sendable {
         }
         // A pulse needs new sound on the beats, not only periodicity: the median over the beats
         // of the relative flux near each must reach `minimumNewSound`.
-        guard beats.frames.count >= 2, newSound(at: beats.frames, onset: onset, radius: beats.radius) >= configuration.minimumNewSound
+        guard beats.frames.count >= 2, newSound(at: beats.frames, onset: onset, radius: beats.radius) >= configuration.beats.minimumNewSound
         else { return empty }
         // 6. Each beat placed on its onset and by its neighbours' onsets; the tempo from the placed beats.
         var beatTimes = placeBeats(beats, curve: curve, frameRate: fps, impulsiveShare: impulsive)
@@ -99,7 +99,8 @@ public struct RhythmAnalyzer: Sendable {
         // 8. The tempo octave by window votes: every other beat when the votes prefer the double
         // period, unless every beat is alike (an isochronous stream is its own beat).
         // A triple meter has no level at twice its beat: its bars are not halved.
-        if beatTimes.count >= 8, bars.beatsPerBar != 3, accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.isochronousVariation,
+        if beatTimes.count >= 8, bars.beatsPerBar != 3,
+            accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
             votesForSlowerLevel(tempoOnsets, frameRate: fps, beatsPerMinute: bpm)
         {
             halve(
@@ -111,7 +112,7 @@ public struct RhythmAnalyzer: Sendable {
         var result = RhythmResult(
             beats: beatTimes, bars: bars.downbeats, beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
         // 9. Folded into the tempo range, the reported tempo first.
-        if let range = configuration.foldedTempoRange {
+        if let range = configuration.level.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)

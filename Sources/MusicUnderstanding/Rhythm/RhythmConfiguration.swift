@@ -1,189 +1,251 @@
 import Foundation
 
-/// The settings of every step of the rhythm chain, one ``RhythmAnalyzer/Configuration`` read by
-/// ``RhythmAnalyzer``, ``TempoEstimator``, ``BeatTracker`` and ``DownbeatTracker`` (its JSON keys
-/// are the property names).
+/// The settings of the rhythm chain, one ``RhythmAnalyzer/Configuration`` with a group of settings
+/// per step (JSON `rhythm.tempo.…`, `rhythm.beats.…`, …). The flat keys of 0.7 and earlier
+/// (`rhythm.minimumBPM`) are still read: ``AnalysisConfiguration`` maps each to its group.
 extension RhythmAnalyzer {
-    /// Settings of the rhythm analysis, with documented defaults.
+    /// Settings of the rhythm analysis, one group per step of the chain, with documented defaults.
     public struct Configuration: Sendable, Hashable, Codable {
-        /// Lowest tempo considered, BPM (default 40).
-        public var minimumBPM: Double = 40
-        /// Highest tempo considered, BPM (default 240).
-        public var maximumBPM: Double = 240
-        /// Highest tempo the estimate may choose as the beat, BPM (default 215, the upper bound of
-        /// madmom's DBN beat tracker, Böck, Krebs & Widmer 2016); faster levels stay in `tempoCandidates`.
-        public var maximumBeatBPM: Double = 215
-        /// Centre of the log-Gaussian tempo prior, BPM (default 120; Ellis 2007, Moelants &
-        /// McKinney 2004).
-        public var preferredBPM: Double = 120
-        /// Width of the tempo prior, octaves (default 1.5: a broad preference, tempi from 60 to
-        /// 180 BPM are all common).
-        public var tempoPriorOctaves: Double = 1.5
-        /// Autocorrelation window, seconds (default 8).
-        public var tempoWindowSeconds: Double = 8
-        /// Longest autocorrelation lag, seconds (default 4.5: three periods at 40 BPM).
-        public var maximumLagSeconds: Double = 4.5
-        /// Minimum pulse salience for beats to be reported: the autocorrelation peak in standard
-        /// deviations of an unpulsed curve (default 4.3).
-        public var minimumSalience: Double = 4.3
-        /// Minimum median relative flux (``OnsetFeatures/relativeFlux``) near the tracked beats for
-        /// them to be reported (default 0.02): periodicity without new sound is no pulse.
-        public var minimumNewSound: Double = 0.02
-        /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
-        public var harmonic2: Double = 0.5
-        /// Weight of the autocorrelation at three times the period in the tempo score (default 1,
-        /// as the comb of Davies & Plumbley 2007, sec. III-B).
-        public var harmonic3: Double = 1
-        /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
-        public var harmonicChangeWeight: Double = 0.5
-        /// Chroma blocks on each side compared by the harmonic-change curve (default 2, about 93 ms).
-        public var harmonicContextBlocks: Int = 2
-        /// Weight of the autocorrelation at four times the period in the tempo score (default 1).
-        public var harmonic4: Double = 1
-        /// Share of the chosen level's autocorrelation the level at half (or a third of) its period
-        /// must reach for the estimate to descend to it (default 0.9).
-        public var subdivisionRatio: Double = 0.9
-        /// The grouping test keeps the current level when the harmonic-change periodicity at the
-        /// faster level is below this share of the current level's (default 0.5; 0 turns it off).
-        public var harmonicGroupingRatio: Double = 0.5
-        /// ... and the harmonic change at the current level is at least this periodic (mean
-        /// normalised autocorrelation; default 0.1).
-        public var harmonicGroupingFloor: Double = 0.1
-        /// Whether the grouping test also looks at a third of the period (default true).
-        public var tripleGrouping: Bool = true
-        /// Whether the grouping test weighs both levels by the tempo prior, as the first choice does
-        /// (default true).
-        public var priorWeightedGrouping: Bool = true
-        /// The grouping test keeps the current level when its measure (3 or 4 periods) pulses more
-        /// than this share more strongly than the faster level's (default 0.9; 0 turns it off).
-        public var measureGroupingRatio: Double = 0.9
-        /// Constant added to every beat time, seconds (default 0).
-        public var latency: Double = 0
-        /// Beat periods tracked, as a factor around the global period (default 1.8).
-        public var tempoRange: Double = 1.8
-        /// Weight κ of the per-beat tempo prior `−κ · log2(τ / τ₀)²` around the global period (default 5).
-        public var periodPriorWeight: Double = 5
-        /// Whether the beat tracker decodes in a time base where the global beat period is a whole
-        /// number of frames (default true; ``BeatTracker/track(_:minPeriod:maxPeriod:centrePeriod:)``).
-        public var decodesAtWholeFramePeriod: Bool = true
-        /// Tempo-change sharpness λ of the transition model (default 100, Krebs 2015).
-        public var transitionLambda: Double = 100
-        /// Largest relative period change from one beat to the next (default 0.2).
-        public var maximumPeriodChange: Double = 0.2
-        /// Observation λ: the beat states are the first and last `τ / λ` positions (default 16,
-        /// Krebs 2015).
-        public var observationLambda: Double = 16
-        /// Scale of the activation: `a = activationScale * onset / (4 * localMean)` clipped to
-        /// `[activationFloor, 0.95]` (default 0.25: an onset at the local mean level gives
-        /// `a = 1 / observationLambda`, neutral between beat and non-beat states).
-        public var activationScale: Double = 0.25
-        /// Smallest activation (default 1/16 = 1 / observationLambda: frames without onsets are
-        /// neutral, so the decoder has no bias towards fewer, slower beats).
-        public var activationFloor: Double = 0.0625
-        /// Window of the local reference level of the onset curve, seconds (default 4).
-        public var activationWindowSeconds: Double = 4
-        /// Percentile at which the onset curve is clipped before tempo and beat tracking
-        /// (default 1: disabled; clipping at 0.99 lost tonal accuracy).
-        public var clipPercentile: Double = 1
-        /// Weight of the low-band onset curve added to the broadband one for tempo and beat
-        /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
-        public var lowBandBeatWeight: Float = 2
-        /// Weight of the high-band onsets (hi-hats, cymbals, shakers) in the curve whose periodicity
-        /// chooses the tempo, against 1 for the rest of the spectrum (default 0.75).
-        public var highBandTempoWeight: Float = 0.75
-        /// Whether the beat steps to the level at half its period when that level is the more salient
-        /// to a listener, or at a third of it for a fast triple meter (default true).
-        public var adjacentLevelSalience: Bool = true
-        /// Least accent of the beats' thirds, as a share of the beats' own, for the level at a third
-        /// of the period to replace a slow tracked level (default 0.4; ``adjacentLevelSalience``).
-        public var tripleLevelAccent: Double = 0.4
-        /// Whether the window votes of ``OctaveVote`` halve the beats when they prefer the double
-        /// period (default true).
-        public var octaveVoting: Bool = true
-        /// Period of the largest prior weight of the octave votes' Rayleigh curve, seconds (default
-        /// 0.4993, Davies & Plumbley 2007).
-        public var octaveVotePeriod: Double = 43 * 512 / 44_100
-        /// Beats whose accents vary less than this (coefficient of variation) are an isochronous
-        /// stream and are not halved by the octave votes (default 0.2).
-        public var isochronousVariation: Double = 0.2
-        /// Share of the beat activation taken from the linear onset strength in an impulsive texture
-        /// (default 0.5; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
-        public var linearFluxBeatShare: Float = 0.5
-        /// Impulsiveness (median new-sound share at the onsets) from legato to the full
-        /// ``linearFluxBeatShare``, linear in between (default `0.2 ... 0.3`).
-        public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3
-        /// A tempo range the reported tempo is folded into by octaves, as DJ software does (e.g.
-        /// `70...140`, at least an octave wide; default `nil`: the level listeners tap).
-        public var foldedTempoRange: ClosedRange<Double>?
-        /// Leading and trailing beats with an onset peak below this share of the median beat
-        /// onset peak are dropped (default 0.4).
-        public var edgeOnsetRatio: Double = 0.4
-        /// Beats where the log frame energy stays below this share of its 95th percentile are
-        /// dropped as silent (default 0.25).
-        public var silenceRatio: Double = 0.25
-        /// Radius of the search for the onset peak near each beat, frames (default 2).
-        public var refinementRadius: Int = 2
-        /// Whether the bar in progress at the last tracked beat is completed while the music still
-        /// sounds (default true).
-        public var completesLastBar: Bool = true
-        /// Beats on each side of a beat whose onsets place it by a robust local line (default 4; 0
-        /// places each beat on its own onset; ``RhythmAnalyzer/smoothBeatTimes(_:weights:)``).
-        public var beatSmoothingBeats: Int = 4
-        /// Where on the onset peak a beat is placed: 0 at the peak, ρ in (0, 1) where the rising edge
-        /// crosses ρ of the way from the local minimum to the peak (default 0.05).
-        public var onsetRiseFraction: Double = 0.05
-        /// Added to a beat placed on the rising edge, seconds (default 0.026).
-        public var onsetRiseCompensation: Double = 0.026
-        /// How far before its onset peak a beat's onset may begin in a legato texture, seconds
-        /// (default 0.1; 0 turns it off).
-        public var onsetClusterSeconds: Double = 0.1
-        /// Share of the onset peak above which the frames before it belong to the same onset
-        /// (default 0.2; see ``onsetClusterSeconds``).
-        public var onsetClusterLevel: Double = 0.2
-        /// Meters (beats per bar) considered (default 3 and 4; values outside 2...16 are
-        /// ignored).
-        public var meters: [Int] = [3, 4]
-        /// Weight of harmonic change in the downbeat salience (default 1).
-        public var harmonicWeight: Double = 1
-        /// Weight of low-band onsets in the downbeat salience (default 0.7).
-        public var lowOnsetWeight: Double = 0.7
-        /// Weight of broadband accents in the downbeat salience (default 0.4).
-        public var accentWeight: Double = 0.4
-        /// Weight of the dynamic stress (mean log energy over the beat) in the downbeat salience
-        /// (default 0.5).
-        public var loudnessWeight: Double = 0.5
-        /// Robust standard deviations below the median loudness at which a beat counts as a rest
-        /// (default 2).
-        public var restThreshold: Double = 2
-        /// Beats on each side compared for harmonic change (default 2).
-        public var harmonicContextBeats: Int = 2
-        /// A second span for the harmonic-change cue, beats on each side (default 1; 0 for none):
-        /// the bars are decoded with each span and the higher path score per beat is kept.
-        public var alternativeHarmonicContextBeats: Int = 1
-        /// Bound on each robustly standardised downbeat cue, in robust standard deviations
-        /// (default 3, the usual Hampel outlier limit).
-        public var salienceClip: Double = 3
-        /// Weight of the downbeat salience at the middle of an even bar (beat 3 of 4/4), relative
-        /// to the first beat (default 0.5: one level down the metrical grid halves the accent).
-        public var halfBarWeight: Double = 0.5
-        /// Scale of the downbeat salience in the bar Viterbi (default 1).
-        public var downbeatSharpness: Double = 1
-        /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
-        /// 0.1; 4/4 is far more common than 3/4 in Western music).
-        public var oddMeterPenalty: Double = 0.1
-        /// Probability of a bar re-phasing jump per beat (default 1e-3).
-        public var barJumpProbability: Double = 1e-3
-        /// Probability of a meter change per beat (default 1e-6).
-        public var meterChangeProbability: Double = 1e-6
-
-        /// Beats in the window of each local tempo of ``RhythmResult/tempoCurve`` (default 16: four
-        /// 4/4 bars, so a few misplaced beats do not move the window's median interval).
-        public var tempoCurveWindowBeats: Int = 16
-        /// ``RhythmResult/tempoCurve`` is reported when the local tempo departs from the global one by
-        /// more than this share at two successive points (default 0.04; 0 always).
-        public var tempoCurveDrift: Double = 0.04
+        /// Step 1, the onset curves the tempo and the beats follow (`BeatActivation.swift`).
+        public var onsets = OnsetSettings()
+        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `MetricalLevel.swift`).
+        public var tempo = TempoSettings()
+        /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
+        public var beats = BeatSettings()
+        /// Steps 5, 8 and 9, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
+        public var level = LevelSettings()
+        /// Step 6, each beat placed on its onset (`BeatPlacement.swift`).
+        public var placement = PlacementSettings()
+        /// Step 7, meter and bar phase (`DownbeatTracker`, `Downbeats.swift`, `Bars.swift`).
+        public var downbeats = DownbeatSettings()
+        /// Step 10, the tempo over time (`TempoCurve.swift`).
+        public var tempoCurve = TempoCurveSettings()
 
         /// The default configuration.
         public init() {}
+
+        /// Step 1, the onset curves the tempo and the beats follow (`BeatActivation.swift`).
+        public struct OnsetSettings: Sendable, Hashable, Codable {
+            /// Percentile at which the onset curve is clipped before tempo and beat tracking
+            /// (default 1: disabled; clipping at 0.99 lost tonal accuracy).
+            public var clipPercentile: Double = 1
+            /// Weight of the low-band onset curve added to the broadband one for tempo and beat
+            /// tracking (default 2: kick and bass mark the beat level more than hi-hats do).
+            public var lowBandBeatWeight: Float = 2
+            /// Weight of the high-band onsets (hi-hats, cymbals, shakers) in the curve whose periodicity
+            /// chooses the tempo, against 1 for the rest of the spectrum (default 0.75).
+            public var highBandTempoWeight: Float = 0.75
+            /// Chroma blocks on each side compared by the harmonic-change curve (default 2, about 93 ms).
+            public var harmonicContextBlocks: Int = 2
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `MetricalLevel.swift`).
+        public struct TempoSettings: Sendable, Hashable, Codable {
+            /// Lowest tempo considered, BPM (default 40).
+            public var minimumBPM: Double = 40
+            /// Highest tempo considered, BPM (default 240).
+            public var maximumBPM: Double = 240
+            /// Highest tempo the estimate may choose as the beat, BPM (default 215, the upper bound of
+            /// madmom's DBN beat tracker, Böck, Krebs & Widmer 2016); faster levels stay in `tempoCandidates`.
+            public var maximumBeatBPM: Double = 215
+            /// Centre of the log-Gaussian tempo prior, BPM (default 120; Ellis 2007, Moelants &
+            /// McKinney 2004).
+            public var preferredBPM: Double = 120
+            /// Width of the tempo prior, octaves (default 1.5: a broad preference, tempi from 60 to
+            /// 180 BPM are all common).
+            public var tempoPriorOctaves: Double = 1.5
+            /// Autocorrelation window, seconds (default 8).
+            public var tempoWindowSeconds: Double = 8
+            /// Longest autocorrelation lag, seconds (default 4.5: three periods at 40 BPM).
+            public var maximumLagSeconds: Double = 4.5
+            /// Minimum pulse salience for beats to be reported: the autocorrelation peak in standard
+            /// deviations of an unpulsed curve (default 4.3).
+            public var minimumSalience: Double = 4.3
+            /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
+            public var harmonic2: Double = 0.5
+            /// Weight of the autocorrelation at three times the period in the tempo score (default 1,
+            /// as the comb of Davies & Plumbley 2007, sec. III-B).
+            public var harmonic3: Double = 1
+            /// Weight of the autocorrelation at four times the period in the tempo score (default 1).
+            public var harmonic4: Double = 1
+            /// Weight of the harmonic-change periodicity in the tempo score (default 0.5).
+            public var harmonicChangeWeight: Double = 0.5
+            /// Share of the chosen level's autocorrelation the level at half (or a third of) its period
+            /// must reach for the estimate to descend to it (default 0.9).
+            public var subdivisionRatio: Double = 0.9
+            /// The grouping test keeps the current level when the harmonic-change periodicity at the
+            /// faster level is below this share of the current level's (default 0.5; 0 turns it off).
+            public var harmonicGroupingRatio: Double = 0.5
+            /// ... and the harmonic change at the current level is at least this periodic (mean
+            /// normalised autocorrelation; default 0.1).
+            public var harmonicGroupingFloor: Double = 0.1
+            /// Whether the grouping test also looks at a third of the period (default true).
+            public var tripleGrouping: Bool = true
+            /// Whether the grouping test weighs both levels by the tempo prior, as the first choice does
+            /// (default true).
+            public var priorWeightedGrouping: Bool = true
+            /// The grouping test keeps the current level when its measure (3 or 4 periods) pulses more
+            /// than this share more strongly than the faster level's (default 0.9; 0 turns it off).
+            public var measureGroupingRatio: Double = 0.9
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
+        public struct BeatSettings: Sendable, Hashable, Codable {
+            /// Share of the beat activation taken from the linear onset strength in an impulsive texture
+            /// (default 0.5; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
+            public var linearFluxBeatShare: Float = 0.5
+            /// Impulsiveness (median new-sound share at the onsets) from legato to the full
+            /// ``linearFluxBeatShare``, linear in between (default `0.2 ... 0.3`).
+            public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3
+            /// Scale of the activation: `a = activationScale * onset / (4 * localMean)` clipped to
+            /// `[activationFloor, 0.95]` (default 0.25: an onset at the local mean level gives
+            /// `a = 1 / observationLambda`, neutral between beat and non-beat states).
+            public var activationScale: Double = 0.25
+            /// Smallest activation (default 1/16 = 1 / observationLambda: frames without onsets are
+            /// neutral, so the decoder has no bias towards fewer, slower beats).
+            public var activationFloor: Double = 0.0625
+            /// Window of the local reference level of the onset curve, seconds (default 4).
+            public var activationWindowSeconds: Double = 4
+            /// Beat periods tracked, as a factor around the global period (default 1.8).
+            public var tempoRange: Double = 1.8
+            /// Weight κ of the per-beat tempo prior `−κ · log2(τ / τ₀)²` around the global period (default 5).
+            public var periodPriorWeight: Double = 5
+            /// Whether the beat tracker decodes in a time base where the global beat period is a whole
+            /// number of frames (default true; ``BeatTracker/track(_:minPeriod:maxPeriod:centrePeriod:)``).
+            public var decodesAtWholeFramePeriod: Bool = true
+            /// Tempo-change sharpness λ of the transition model (default 100, Krebs 2015).
+            public var transitionLambda: Double = 100
+            /// Largest relative period change from one beat to the next (default 0.2).
+            public var maximumPeriodChange: Double = 0.2
+            /// Observation λ: the beat states are the first and last `τ / λ` positions (default 16,
+            /// Krebs 2015).
+            public var observationLambda: Double = 16
+            /// Leading and trailing beats with an onset peak below this share of the median beat
+            /// onset peak are dropped (default 0.4).
+            public var edgeOnsetRatio: Double = 0.4
+            /// Beats where the log frame energy stays below this share of its 95th percentile are
+            /// dropped as silent (default 0.25).
+            public var silenceRatio: Double = 0.25
+            /// Minimum median relative flux (``OnsetFeatures/relativeFlux``) near the tracked beats for
+            /// them to be reported (default 0.02): periodicity without new sound is no pulse.
+            public var minimumNewSound: Double = 0.02
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Steps 5, 8 and 9, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
+        public struct LevelSettings: Sendable, Hashable, Codable {
+            /// Whether the beat steps to the level at half its period when that level is the more salient
+            /// to a listener, or at a third of it for a fast triple meter (default true).
+            public var adjacentLevelSalience: Bool = true
+            /// Least accent of the beats' thirds, as a share of the beats' own, for the level at a third
+            /// of the period to replace a slow tracked level (default 0.4; ``adjacentLevelSalience``).
+            public var tripleLevelAccent: Double = 0.4
+            /// Whether the window votes of ``OctaveVote`` halve the beats when they prefer the double
+            /// period (default true).
+            public var octaveVoting: Bool = true
+            /// Period of the largest prior weight of the octave votes' Rayleigh curve, seconds (default
+            /// 0.4993, Davies & Plumbley 2007).
+            public var octaveVotePeriod: Double = 43 * 512 / 44_100
+            /// Beats whose accents vary less than this (coefficient of variation) are an isochronous
+            /// stream and are not halved by the octave votes (default 0.2).
+            public var isochronousVariation: Double = 0.2
+            /// A tempo range the reported tempo is folded into by octaves, as DJ software does (e.g.
+            /// `70...140`, at least an octave wide; default `nil`: the level listeners tap).
+            public var foldedTempoRange: ClosedRange<Double>?
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Step 6, each beat placed on its onset (`BeatPlacement.swift`).
+        public struct PlacementSettings: Sendable, Hashable, Codable {
+            /// Constant added to every beat time, seconds (default 0).
+            public var latency: Double = 0
+            /// Radius of the search for the onset peak near each beat, frames (default 2).
+            public var refinementRadius: Int = 2
+            /// Beats on each side of a beat whose onsets place it by a robust local line (default 4; 0
+            /// places each beat on its own onset; ``RhythmAnalyzer/smoothBeatTimes(_:weights:)``).
+            public var beatSmoothingBeats: Int = 4
+            /// Where on the onset peak a beat is placed: 0 at the peak, ρ in (0, 1) where the rising edge
+            /// crosses ρ of the way from the local minimum to the peak (default 0.05).
+            public var onsetRiseFraction: Double = 0.05
+            /// Added to a beat placed on the rising edge, seconds (default 0.026).
+            public var onsetRiseCompensation: Double = 0.026
+            /// How far before its onset peak a beat's onset may begin in a legato texture, seconds
+            /// (default 0.1; 0 turns it off).
+            public var onsetClusterSeconds: Double = 0.1
+            /// Share of the onset peak above which the frames before it belong to the same onset
+            /// (default 0.2; see ``onsetClusterSeconds``).
+            public var onsetClusterLevel: Double = 0.2
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Step 7, meter and bar phase (`DownbeatTracker`, `Downbeats.swift`, `Bars.swift`).
+        public struct DownbeatSettings: Sendable, Hashable, Codable {
+            /// Meters (beats per bar) considered (default 3 and 4; values outside 2...16 are
+            /// ignored).
+            public var meters: [Int] = [3, 4]
+            /// Weight of harmonic change in the downbeat salience (default 1).
+            public var harmonicWeight: Double = 1
+            /// Weight of low-band onsets in the downbeat salience (default 0.7).
+            public var lowOnsetWeight: Double = 0.7
+            /// Weight of broadband accents in the downbeat salience (default 0.4).
+            public var accentWeight: Double = 0.4
+            /// Weight of the dynamic stress (mean log energy over the beat) in the downbeat salience
+            /// (default 0.5).
+            public var loudnessWeight: Double = 0.5
+            /// Robust standard deviations below the median loudness at which a beat counts as a rest
+            /// (default 2).
+            public var restThreshold: Double = 2
+            /// Beats on each side compared for harmonic change (default 2).
+            public var harmonicContextBeats: Int = 2
+            /// A second span for the harmonic-change cue, beats on each side (default 1; 0 for none):
+            /// the bars are decoded with each span and the higher path score per beat is kept.
+            public var alternativeHarmonicContextBeats: Int = 1
+            /// Bound on each robustly standardised downbeat cue, in robust standard deviations
+            /// (default 3, the usual Hampel outlier limit).
+            public var salienceClip: Double = 3
+            /// Weight of the downbeat salience at the middle of an even bar (beat 3 of 4/4), relative
+            /// to the first beat (default 0.5: one level down the metrical grid halves the accent).
+            public var halfBarWeight: Double = 0.5
+            /// Scale of the downbeat salience in the bar Viterbi (default 1).
+            public var downbeatSharpness: Double = 1
+            /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
+            /// 0.1; 4/4 is far more common than 3/4 in Western music).
+            public var oddMeterPenalty: Double = 0.1
+            /// Probability of a bar re-phasing jump per beat (default 1e-3).
+            public var barJumpProbability: Double = 1e-3
+            /// Probability of a meter change per beat (default 1e-6).
+            public var meterChangeProbability: Double = 1e-6
+            /// Whether the bar in progress at the last tracked beat is completed while the music still
+            /// sounds (default true).
+            public var completesLastBar: Bool = true
+
+            /// The defaults.
+            public init() {}
+        }
+
+        /// Step 10, the tempo over time (`TempoCurve.swift`).
+        public struct TempoCurveSettings: Sendable, Hashable, Codable {
+            /// Beats in the window of each local tempo of ``RhythmResult/tempoCurve`` (default 16: four
+            /// 4/4 bars, so a few misplaced beats do not move the window's median interval).
+            public var tempoCurveWindowBeats: Int = 16
+            /// ``RhythmResult/tempoCurve`` is reported when the local tempo departs from the global one by
+            /// more than this share at two successive points (default 0.04; 0 always).
+            public var tempoCurveDrift: Double = 0.04
+
+            /// The defaults.
+            public init() {}
+        }
     }
 }

@@ -14,9 +14,9 @@ public struct RhythmResult: Sendable, Codable {
     /// the reported tempo first, confidences summing to 1. Extra field; `nil` without a tempo.
     public var tempoCandidates: [TempoCandidate]?
     /// The local tempo over time, BPM, at every bar line (every fourth beat without bars); each
-    /// value from the median beat interval of the ``RhythmAnalyzer/Configuration/tempoCurveWindowBeats``
+    /// value from the median beat interval of the ``RhythmAnalyzer/Configuration/TempoCurveSettings/tempoCurveWindowBeats``
     /// beats around it. Extra field; `nil` when the tempo is steady (no local tempo departs from
-    /// ``beatsPerMinute`` by more than ``RhythmAnalyzer/Configuration/tempoCurveDrift``).
+    /// ``beatsPerMinute`` by more than ``RhythmAnalyzer/Configuration/TempoCurveSettings/tempoCurveDrift``).
     public var tempoCurve: [MusicUnderstandingSession.TimedValue<Float>]?
 
     /// Creates a rhythm result.

@@ -64,7 +64,7 @@ struct TempoEstimator: Sendable {
     ) -> TempoEstimate? {
         guard let acf = meanAutocorrelation(curve, frameRate: frameRate) else { return nil }
         var chordACF: [Double] = []
-        if configuration.harmonicChangeWeight > 0, harmonicRate > 0,
+        if configuration.tempo.harmonicChangeWeight > 0, harmonicRate > 0,
             let h = meanAutocorrelation(harmonicChange, frameRate: harmonicRate)
         {
             chordACF = h
@@ -75,8 +75,8 @@ struct TempoEstimator: Sendable {
     /// Mean normalised windowed autocorrelation for lags `0 ..< maxLag`.
     func meanAutocorrelation(_ curve: [Float], frameRate: Double) -> [Double]? {
         let n = curve.count
-        let maxLag = Int((configuration.maximumLagSeconds * frameRate).rounded(.up)) + 2
-        let window = min(n, Int((configuration.tempoWindowSeconds * frameRate).rounded()))
+        let maxLag = Int((configuration.tempo.maximumLagSeconds * frameRate).rounded(.up)) + 2
+        let window = min(n, Int((configuration.tempo.tempoWindowSeconds * frameRate).rounded()))
         guard maxLag + 16 < window else { return nil }
         let hop = max(1, window / 2)
         var acf = [Double](repeating: 0, count: maxLag)
@@ -115,11 +115,11 @@ struct TempoEstimator: Sendable {
 
     /// Picks the perceptually preferred period of a mean autocorrelation.
     func pick(_ acf: [Double], frameRate: Double, chordACF: [Double] = [], chordRate: Double = 0) -> TempoEstimate? {
-        let minLag = max(2, Int((60 / configuration.maximumBPM * frameRate).rounded(.down)))
-        let maxLag = min(acf.count - 2, Int((60 / configuration.minimumBPM * frameRate).rounded(.up)))
+        let minLag = max(2, Int((60 / configuration.tempo.maximumBPM * frameRate).rounded(.down)))
+        let maxLag = min(acf.count - 2, Int((60 / configuration.tempo.minimumBPM * frameRate).rounded(.up)))
         guard minLag < maxLag else { return nil }
         // The fastest period the beat may have (faster pulses remain octave candidates).
-        let beatMinLag = max(minLag, Int((60 / configuration.maximumBeatBPM * frameRate).rounded(.down)))
+        let beatMinLag = max(minLag, Int((60 / configuration.tempo.maximumBeatBPM * frameRate).rounded(.down)))
         guard beatMinLag < maxLag else { return nil }
         let a = acf.map { max(0, $0) }
         func at(_ x: Double) -> Double {  // linear interpolation
@@ -152,9 +152,9 @@ struct TempoEstimator: Sendable {
         func score(_ l: Int) -> Double {
             let tau = Double(l)
             let harmonic =
-                a[l] + configuration.harmonic2 * comb(2 * tau, 2) + configuration.harmonic3 * comb(3 * tau, 3)
-                + configuration.harmonic4 * comb(4 * tau, 4)
-            return (harmonic + configuration.harmonicChangeWeight * chordAt(tau)) * prior(tau)
+                a[l] + configuration.tempo.harmonic2 * comb(2 * tau, 2) + configuration.tempo.harmonic3 * comb(3 * tau, 3)
+                + configuration.tempo.harmonic4 * comb(4 * tau, 4)
+            return (harmonic + configuration.tempo.harmonicChangeWeight * chordAt(tau)) * prior(tau)
         }
         /// The largest harmonic-change periodicity within one chroma block of period `tau` (the
         /// chord curve's coarse rate splits a sharp pulse between two neighbouring lags).
@@ -182,7 +182,7 @@ struct TempoEstimator: Sendable {
         }
         while true {
             let tau = Double(bestLag)
-            let half = at(tau / 2), third = configuration.tripleGrouping ? at(tau / 3) : 0
+            let half = at(tau / 2), third = configuration.tempo.tripleGrouping ? at(tau / 3) : 0
             let faster = PeakPicking.climb(a, from: half >= third ? tau / 2 : tau / 3)
             guard faster >= beatMinLag, faster < bestLag, a[faster] > 0 else { break }
             // An isochronous stream (identical events, a click track) is its own beat whatever
@@ -191,9 +191,9 @@ struct TempoEstimator: Sendable {
             // The faster level must be nearly as salient as the current one: as periodic, and,
             // weighted by the resonance prior, nearly as preferred (Parncutt 1994).
             let preference =
-                configuration.priorWeightedGrouping && !isochronous
+                configuration.tempo.priorWeightedGrouping && !isochronous
                 ? prior(Double(faster)) / prior(tau) : 1
-            guard max(half, third) * preference >= configuration.subdivisionRatio * a[bestLag] else { break }
+            guard max(half, third) * preference >= configuration.tempo.subdivisionRatio * a[bestLag] else { break }
             // Metrical well-formedness: a bar of 3 or 4 current beats that pulses more strongly
             // than anything within 4 faster periods would hold 6 or 8 faster beats, more than
             // common meters group (London 2004; `measureGroupingRatio`), unless that long
@@ -201,19 +201,19 @@ struct TempoEstimator: Sendable {
             // two bars). The periodicities cannot tell the two apart, so the tempo prior does:
             // the current level is kept when it is the nearer to the preferred tempo.
             let f = Double(faster)
-            if configuration.measureGroupingRatio > 0, prior(f) <= prior(tau) {
+            if configuration.tempo.measureGroupingRatio > 0, prior(f) <= prior(tau) {
                 let measure = max(comb(3 * tau, 3), comb(4 * tau, 4))
                 let seen = max(comb(2 * f, 2), comb(3 * f, 3), comb(4 * f, 4))
-                if seen < configuration.measureGroupingRatio * measure { break }
+                if seen < configuration.tempo.measureGroupingRatio * measure { break }
             }
             // Harmony as the accent that groups a steady stream of notes (Lerdahl & Jackendoff's
             // harmonic-rhythm preference; Goto 2001): when chords change with clear periodicity
             // at the current level but not at the faster one, the faster pulse is a subdivision
             // (quavers in a chorale), not the beat.
-            if configuration.harmonicGroupingRatio > 0 {
+            if configuration.tempo.harmonicGroupingRatio > 0 {
                 let current = chordPeak(tau), sub = chordPeak(Double(faster))
-                if !isochronous, current >= configuration.harmonicGroupingFloor,
-                    sub < configuration.harmonicGroupingRatio * current
+                if !isochronous, current >= configuration.tempo.harmonicGroupingFloor,
+                    sub < configuration.tempo.harmonicGroupingRatio * current
                 {
                     break
                 }
@@ -251,12 +251,12 @@ struct TempoEstimator: Sendable {
             candidates: tempoCandidates, autocorrelation: acf)
     }
 
-    /// The log-Gaussian tempo prior (the resonance curve, 1 at ``RhythmAnalyzer/Configuration/preferredBPM``,
-    /// width ``RhythmAnalyzer/Configuration/tempoPriorOctaves``) at a beat period of `period` frames.
+    /// The log-Gaussian tempo prior (the resonance curve, 1 at ``RhythmAnalyzer/Configuration/TempoSettings/preferredBPM``,
+    /// width ``RhythmAnalyzer/Configuration/TempoSettings/tempoPriorOctaves``) at a beat period of `period` frames.
     func resonance(period: Double, frameRate: Double) -> Double {
-        let centre = 60 / configuration.preferredBPM * frameRate
+        let centre = 60 / configuration.tempo.preferredBPM * frameRate
         guard period > 0, centre > 0 else { return 0 }
-        let z = log2(period / centre) / configuration.tempoPriorOctaves
+        let z = log2(period / centre) / configuration.tempo.tempoPriorOctaves
         return exp(-0.5 * z * z)
     }
 }

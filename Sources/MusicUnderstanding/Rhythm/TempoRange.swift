@@ -1,11 +1,11 @@
 import Foundation
 
-/// Why a tempo range (``RhythmAnalyzer/Configuration/foldedTempoRange``) is unusable.
+/// Why a tempo range (``RhythmAnalyzer/Configuration/LevelSettings/foldedTempoRange``) is unusable.
 public enum TempoRangeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The text is not two numbers joined by `-` (`70-140`).
     case malformed(String)
-    /// The range leaves the tempi the analysis tracks (``RhythmAnalyzer/Configuration/minimumBPM``
-    /// ... ``RhythmAnalyzer/Configuration/maximumBPM``).
+    /// The range leaves the tempi the analysis tracks (``RhythmAnalyzer/Configuration/TempoSettings/minimumBPM``
+    /// ... ``RhythmAnalyzer/Configuration/TempoSettings/maximumBPM``).
     case outside(ClosedRange<Double>, tracked: ClosedRange<Double>)
     /// The range spans less than an octave, so some tempi have no octave inside it.
     case narrowerThanAnOctave(ClosedRange<Double>)
@@ -23,10 +23,10 @@ public enum TempoRangeError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 extension RhythmAnalyzer.Configuration {
-    /// Checks `range` as a ``foldedTempoRange`` for this configuration: inside
-    /// ``minimumBPM``...``maximumBPM`` and at least an octave wide.
+    /// Checks `range` as a ``LevelSettings/foldedTempoRange`` for this configuration: inside
+    /// ``TempoSettings/minimumBPM``...``TempoSettings/maximumBPM`` and at least an octave wide.
     public func validate(foldedTempoRange range: ClosedRange<Double>) throws(TempoRangeError) {
-        let tracked = minimumBPM...maximumBPM
+        let tracked = tempo.minimumBPM...tempo.maximumBPM
         guard range.lowerBound >= tracked.lowerBound, range.upperBound <= tracked.upperBound else {
             throw .outside(range, tracked: tracked)
         }

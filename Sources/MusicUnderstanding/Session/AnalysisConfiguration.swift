@@ -60,11 +60,13 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
 extension AnalysisConfiguration {
     /// The defaults with the settings named in `json` replaced: a JSON object of the same shape
     /// as the configuration, holding only what changes, e.g.
-    /// `{"rhythm": {"foldedTempoRange": [70, 140]}, "key": {"finalChordDuration": 0}}`.
+    /// `{"rhythm": {"level": {"foldedTempoRange": [70, 140]}}, "key": {"finalChordDuration": 0}}`.
     /// Unknown keys are refused, so a misspelt setting never silently keeps its default, and a
-    /// ``RhythmAnalyzer/Configuration/foldedTempoRange`` must pass ``RhythmAnalyzer/Configuration/validate(foldedTempoRange:)``,
-    /// and ``RhythmAnalyzer/Configuration/minimumBPM`` must be positive and below both
-    /// ``RhythmAnalyzer/Configuration/maximumBPM`` and ``RhythmAnalyzer/Configuration/maximumBeatBPM``.
+    /// ``RhythmAnalyzer/Configuration/LevelSettings/foldedTempoRange`` must pass ``RhythmAnalyzer/Configuration/validate(foldedTempoRange:)``,
+    /// and ``RhythmAnalyzer/Configuration/TempoSettings/minimumBPM`` must be positive and below both
+    /// ``RhythmAnalyzer/Configuration/TempoSettings/maximumBPM`` and ``RhythmAnalyzer/Configuration/TempoSettings/maximumBeatBPM``.
+    /// The rhythm settings are grouped by step (`{"rhythm": {"tempo": {"minimumBPM": 50}}}`); the
+    /// flat keys of 0.7 and earlier (`{"rhythm": {"minimumBPM": 50}}`) are read as well.
     public init(overridingDefaultsWith json: Data) throws(ConfigurationError) {
         guard let patch = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { throw .notAnObject }
         guard let defaults = AnalysisConfiguration().json,
@@ -72,7 +74,7 @@ extension AnalysisConfiguration {
         else {
             throw .invalidValue("the defaults cannot be encoded")
         }
-        try Self.merge(patch, into: &base, path: "")
+        try Self.merge(Self.groupingFlatRhythmKeys(patch, defaults: base), into: &base, path: "")
         guard let merged = try? JSONSerialization.data(withJSONObject: base) else { throw .invalidValue("not encodable") }
         do {
             self = try Self.decoder.decode(AnalysisConfiguration.self, from: merged)
@@ -83,19 +85,19 @@ extension AnalysisConfiguration {
         } catch {
             throw .invalidValue("\(error)")
         }
-        if let range = rhythm.foldedTempoRange {
+        if let range = rhythm.level.foldedTempoRange {
             do throws(TempoRangeError) { try rhythm.validate(foldedTempoRange: range) } catch {
-                throw .invalidValue("rhythm.foldedTempoRange: \(error)")
+                throw .invalidValue("rhythm.level.foldedTempoRange: \(error)")
             }
         }
         try checkRanges()
         // Tempo bounds that leave no tempo to choose would silently give every input no beats.
-        let r = rhythm
+        let r = rhythm.tempo
         guard r.minimumBPM.isFinite, r.maximumBPM.isFinite, r.maximumBeatBPM.isFinite, r.minimumBPM > 0,
             r.minimumBPM < r.maximumBPM, r.minimumBPM < r.maximumBeatBPM
         else {
             throw .invalidValue(
-                "rhythm: minimumBPM (\(r.minimumBPM)) must be positive and below maximumBPM (\(r.maximumBPM)) and maximumBeatBPM (\(r.maximumBeatBPM))")
+                "rhythm.tempo: minimumBPM (\(r.minimumBPM)) must be positive and below maximumBPM (\(r.maximumBPM)) and maximumBeatBPM (\(r.maximumBeatBPM))")
         }
     }
 
@@ -119,6 +121,35 @@ extension AnalysisConfiguration {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return decoder
+    }
+
+    /// `patch` with the flat rhythm keys of 0.7 and earlier (`{"rhythm": {"minimumBPM": 50}}`)
+    /// moved into their step's group (`{"rhythm": {"tempo": {"minimumBPM": 50}}}`), the group of
+    /// each read from the encoded `defaults` and ``optionalSettings``. A setting given both ways
+    /// is refused; unknown keys are left for ``merge(_:into:path:)`` to name.
+    static func groupingFlatRhythmKeys(_ patch: [String: Any], defaults: [String: Any]) throws(ConfigurationError) -> [String: Any] {
+        guard var rhythm = patch["rhythm"] as? [String: Any] else { return patch }
+        var groupOf: [String: String] = [:]
+        for (group, settings) in defaults["rhythm"] as? [String: Any] ?? [:] {
+            for key in (settings as? [String: Any] ?? [:]).keys { groupOf[key] = group }
+        }
+        for path in optionalSettings {
+            let parts = path.split(separator: ".").map(String.init)
+            if parts.count == 3, parts[0] == "rhythm" { groupOf[parts[2]] = parts[1] }
+        }
+        for key in rhythm.keys.sorted() {
+            guard let group = groupOf[key], let value = rhythm[key] else { continue }
+            var settings = rhythm[group] as? [String: Any] ?? [:]
+            guard settings[key] == nil else {
+                throw .invalidValue("rhythm.\(key) and rhythm.\(group).\(key) are the same setting, given twice")
+            }
+            settings[key] = value
+            rhythm[group] = settings
+            rhythm[key] = nil
+        }
+        var grouped = patch
+        grouped["rhythm"] = rhythm
+        return grouped
     }
 
     /// Replaces the members of `base` named in `patch`, recursing into objects that both have.
@@ -166,11 +197,11 @@ extension AnalysisConfiguration {
         ("structure.strongNovelty", 0...10, { $0.structure.strongNovelty }),
         ("structure.homogeneityClarity", 0...1000, { $0.structure.homogeneityClarity }),
         ("structure.maximumUnitSeconds", 0.05...10, { $0.structure.maximumUnitSeconds }),
-        ("rhythm.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurveWindowBeats) }),
-        ("rhythm.octaveVotePeriod", 0.1...2, { $0.rhythm.octaveVotePeriod }),
-        ("rhythm.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurveDrift }),
-        ("rhythm.harmonicContextBeats", 1...64, { Double($0.rhythm.harmonicContextBeats) }),
-        ("rhythm.alternativeHarmonicContextBeats", 0...64, { Double($0.rhythm.alternativeHarmonicContextBeats) }),
+        ("rhythm.tempoCurve.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurve.tempoCurveWindowBeats) }),
+        ("rhythm.level.octaveVotePeriod", 0.1...2, { $0.rhythm.level.octaveVotePeriod }),
+        ("rhythm.tempoCurve.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurve.tempoCurveDrift }),
+        ("rhythm.downbeats.harmonicContextBeats", 1...64, { Double($0.rhythm.downbeats.harmonicContextBeats) }),
+        ("rhythm.downbeats.alternativeHarmonicContextBeats", 0...64, { Double($0.rhythm.downbeats.alternativeHarmonicContextBeats) }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
@@ -189,8 +220,8 @@ extension AnalysisConfiguration {
         guard mel.minFrequency < mel.maxFrequency else {
             throw .invalidValue("mel.minFrequency (\(mel.minFrequency)) must be below mel.maxFrequency (\(mel.maxFrequency))")
         }
-        guard !rhythm.meters.isEmpty, rhythm.meters.count <= 16, rhythm.meters.allSatisfy({ (2...16).contains($0) }) else {
-            throw .invalidValue("rhythm.meters: \(rhythm.meters.prefix(8)) must list 1 to 16 meters of 2 to 16 beats per bar")
+        guard !rhythm.downbeats.meters.isEmpty, rhythm.downbeats.meters.count <= 16, rhythm.downbeats.meters.allSatisfy({ (2...16).contains($0) }) else {
+            throw .invalidValue("rhythm.downbeats.meters: \(rhythm.downbeats.meters.prefix(8)) must list 1 to 16 meters of 2 to 16 beats per bar")
         }
         // Every other number: finite (no setting means anything at infinity or NaN).
         guard let encoded = try? JSONSerialization.jsonObject(with: Data((json ?? "{}").utf8)) as? [String: Any] else { return }
@@ -209,5 +240,5 @@ extension AnalysisConfiguration {
     private static func text(_ v: Double) -> String { v == v.rounded() && v.magnitude < 1e15 ? String(Int(v)) : String(v) }
 
     /// Settings whose default is `nil` (absent from the encoded defaults).
-    static let optionalSettings: Set<String> = ["rhythm.foldedTempoRange"]
+    static let optionalSettings: Set<String> = ["rhythm.level.foldedTempoRange"]
 }
