@@ -411,10 +411,26 @@ import Testing
         #expect(Synth.hitRate(result.beats, beats) > 0.9)
         #expect(result.beatsPerBar == 3)
         #expect(Synth.hitRate(result.bars, downbeats, skip: 2) > 0.8, "bars \(result.bars)")
+        // The bar stays among the alternatives, at a third of the tempo (not at a quarter).
+        let alternatives = (result.tempoCandidates ?? []).map(\.beatsPerMinute)
+        #expect(alternatives.contains { abs($0 / (estimated / 3) - 1) < 0.01 }, "\(alternatives)")
+        #expect(!alternatives.contains { abs($0 / (estimated / 4) - 1) < 0.01 }, "\(alternatives)")
         var never = RhythmAnalyzer.Configuration()
         never.level.tripleLevelAccent = 2
         let bar = Double(Synth.analyze(samples, configuration: never).beatsPerMinute ?? 0)
         #expect(abs(bar / (bpm / 3) - 1) < 0.04, "without the triple level: \(bar)")
+    }
+
+    /// Candidates are put at exact metrical ratios of the beats' tempo: octaves, and the thirds of
+    /// the triple level; an octave candidate off by up to 10 % stays an octave.
+    @Test func candidateRatiosAreMetrical() {
+        #expect(RhythmAnalyzer.metricalRatio(0.5) == 0.5)
+        #expect(RhythmAnalyzer.metricalRatio(2.2) == 2)
+        #expect(RhythmAnalyzer.metricalRatio(0.45) == 0.5)
+        #expect(abs(RhythmAnalyzer.metricalRatio(0.334) - 1.0 / 3) < 1e-12)
+        #expect(abs(RhythmAnalyzer.metricalRatio(0.66) - 2.0 / 3) < 1e-12)
+        #expect(RhythmAnalyzer.metricalRatio(1) == 1)
+        #expect(RhythmAnalyzer.metricalRatio(0) == 1)
     }
 
     /// The triple level needs a triple subdivision in the periodicity as well as in the accents:

@@ -121,15 +121,23 @@ extension RhythmAnalyzer {
         return faster
     }
 
-    /// The tempo's octave alternatives, with the estimator's confidences, at the beats' tempo
-    /// `bpm` (empty without it).
+    /// The tempo's octave alternatives (and, after the triple level, its bar), with the
+    /// estimator's confidences, at the beats' tempo `bpm` (empty without it).
     func octaveCandidates(of tempo: TempoEstimate, beatsPerMinute bpm: Float?) -> [TempoCandidate] {
         guard let bpm, let chosen = tempo.candidates.first else { return [] }
         return tempo.candidates.map { c in
-            // Exact octaves of the beats' tempo (the periodicity peaks are only frame-exact).
-            let octave = pow(2, log2(c.beatsPerMinute / chosen.beatsPerMinute).rounded())
-            return TempoCandidate(beatsPerMinute: Double(bpm) * octave, confidence: c.confidence)
+            // Exact metrical ratios of the beats' tempo (the periodicity peaks are only frame-exact).
+            TempoCandidate(beatsPerMinute: Double(bpm) * Self.metricalRatio(c.beatsPerMinute / chosen.beatsPerMinute), confidence: c.confidence)
         }
+    }
+
+    /// The metrical ratio nearest `ratio` on a log scale: a power of two (an octave), or a power
+    /// of two times 3 or 1/3 (the bar of a triple meter and its beat, after ``tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``).
+    /// Octave candidates lie within 10 % of a power of two, much nearer it than any ratio with a 3.
+    static func metricalRatio(_ ratio: Double) -> Double {
+        guard ratio > 0, ratio.isFinite else { return 1 }
+        let ratios = [1.0, 3, 1.0 / 3].map { factor in factor * pow(2, log2(ratio / factor).rounded()) }
+        return ratios.min { abs(log2(ratio / $0)) < abs(log2(ratio / $1)) } ?? 1
     }
 
     /// `result` with the reported tempo first among its candidates (its octave neighbour, when
