@@ -225,6 +225,9 @@ enum AnalyzeCommand {
         }
         interrupt.stop()
         terminate.stop()
+        // The workers are reaped here, not left to exit after this process (their CPU time then
+        // counts as this process's children's).
+        producer?.stopWorkers()
         if let album = tagger?.album {
             // Album tags changed files whose reports were written before: record their new stamp.
             for input in album.retaggedBeforeTheirReport() {

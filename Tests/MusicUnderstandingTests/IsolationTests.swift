@@ -46,6 +46,26 @@ struct IsolationTests {
         #expect(producer.others.startedWorkers <= 4, "two slots plus one replacement per failed worker: \(producer.others.startedWorkers)")
     }
 
+    @Test("stopWorkers stops and reaps the idle workers; later inputs start new ones")
+    func idleWorkersAreReapedWhenStopped() async throws {
+        let work = try Workspace()
+        for name in ["a.m4a", "b.m4a"] { try work.copy("tone_alac.m4a", to: name) }
+        let producer = try Self.producer(workers: 1)
+        let first = await producer.report(path: work.path("a.m4a"), cancellation: CancellationToken())
+        #expect(first.error == nil, "\(String(describing: first.error))")
+        let workers = producer.idleWorkerIdentifiers
+        #expect(workers.count == 1)
+        producer.stopWorkers()
+        #expect(producer.idleWorkerIdentifiers.isEmpty)
+        // Reaped, not a zombie: the identifier no longer names a child of this process.
+        for pid in workers {
+            errno = 0
+            #expect(kill(pid, 0) == -1 && errno == ESRCH, "worker \(pid) still exists")
+        }
+        let second = await producer.report(path: work.path("b.m4a"), cancellation: CancellationToken())
+        #expect(second.error == nil && producer.startedWorkers == 2, "\(String(describing: second.error))")
+    }
+
     @Test("A worker killed by SIGKILL from outside is crashed (signal 9), not outOfMemory, when the memory limit did not fire")
     func externalKillIsACrash() async throws {
         let work = try Workspace()

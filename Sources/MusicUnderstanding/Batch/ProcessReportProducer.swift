@@ -122,8 +122,20 @@ public final class ProcessReportProducer: ReportProducer {
     }
 
     deinit {
-        for worker in idle.withLock({ $0 }) { worker.stop() }
+        stopWorkers()
     }
+
+    /// Stops the idle worker processes and reaps them (a worker busy with an input is not
+    /// touched). Call it when the batch is done: a worker left to exit on its own after this
+    /// process exits is reaped by the system instead, and its CPU time is then missing from
+    /// this process's children (`time`, `getrusage(RUSAGE_CHILDREN)`). Workers are started
+    /// again for later inputs.
+    public func stopWorkers() {
+        for worker in idle.withLock({ workers in defer { workers.removeAll() }; return workers }) { worker.stop() }
+    }
+
+    /// The process identifiers of the idle workers (for tests).
+    var idleWorkerIdentifiers: [Int32] { idle.withLock { $0.map(\.processIdentifier) } }
 
     /// Worker processes started so far (one per job slot, plus replacements for failed ones).
     public var startedWorkers: Int { started.load(ordering: .relaxed) }
@@ -311,6 +323,9 @@ final class WorkerProcess: @unchecked Sendable {
         stop()
         throw StartError(description: cancellation.isCancelled ? "cancelled" : "the worker did not start within \(Int(timeout)) s")
     }
+
+    /// The worker's process identifier.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// Kills the worker (if it runs) and reaps it.
     func stop() {
