@@ -131,7 +131,9 @@ public final class ProcessReportProducer: ReportProducer {
     /// this process's children (`time`, `getrusage(RUSAGE_CHILDREN)`). Workers are started
     /// again for later inputs.
     public func stopWorkers() {
-        for worker in idle.withLock({ workers in defer { workers.removeAll() }; return workers }) { worker.stop() }
+        for worker in idle.withLock({ workers in
+            defer { workers.removeAll() }; return workers
+        }) { worker.stop() }
     }
 
     /// The process identifiers of the idle workers (for tests).
