@@ -131,9 +131,12 @@ public final class ProcessReportProducer: ReportProducer {
     /// this process's children (`time`, `getrusage(RUSAGE_CHILDREN)`). Workers are started
     /// again for later inputs.
     public func stopWorkers() {
-        for worker in idle.withLock({ workers in
-            defer { workers.removeAll() }; return workers
-        }) { worker.stop() }
+        let workers = idle.withLock { idle in
+            let all = idle
+            idle.removeAll()
+            return all
+        }
+        for worker in workers { worker.stop() }
     }
 
     /// The process identifiers of the idle workers (for tests).
