@@ -26,7 +26,7 @@ import Foundation
 ///    2015), decoded with a bar-position Viterbi; the last bar is completed.
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
-///    Plumbley 2007) and the meter is not triple; the bars found again.
+///    Plumbley 2007) and the meter is not odd; the bars found again.
 /// 9. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
 /// 10. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
@@ -98,8 +98,9 @@ public struct RhythmAnalyzer: Sendable {
         var bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
         // 8. The tempo octave by window votes: every other beat when the votes prefer the double
         // period, unless every beat is alike (an isochronous stream is its own beat).
-        // A triple meter has no level at twice its beat: its bars are not halved.
-        if beatTimes.count >= 8, bars.beatsPerBar != 3,
+        // An odd meter (3, or 5 and 7 when configured) has no level at twice its beat: its bars
+        // are not halved (as `fold` keeps them).
+        if beatTimes.count >= 8, bars.beatsPerBar.map({ $0 % 2 == 0 }) ?? true,
             accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
             votesForSlowerLevel(tempoOnsets, frameRate: fps, beatsPerMinute: bpm)
         {
