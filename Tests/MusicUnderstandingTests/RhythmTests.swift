@@ -826,6 +826,70 @@ import Testing
         #expect(zip(kept, gapped).allSatisfy { abs($0 - $1) < 1e-9 })
     }
 
+    /// Rubato (the crotchet swings ±15 % around 75 BPM, a cycle every 12 s) in a plucked
+    /// figuration of semiquavers and dotted figures over a bass note on each beat, as in a
+    /// classical guitar piece: beats placed by a local parabola over ±6 beats
+    /// (``RhythmAnalyzer/Configuration/PlacementSettings/beatSmoothingDegree`` 2) follow the bend;
+    /// the default local line over ±4 beats lags it and misses the extremes (a known limitation
+    /// on strong rubato, docs/analyses/rhythm.md).
+    @Test func rubatoIsFollowedByTheParabola() {
+        let duration = 40.0
+        var samples = [Float](repeating: 0, count: Int((duration + 2) * Synth.rate))
+        let figures: [[Double]] = [[0, 0.27, 0.53, 0.76], [0, 0.55, 0.76], [0, 0.29, 0.53, 0.71]]
+        let melody = [64, 67, 71, 72, 71, 67, 64, 62], bass = [40, 45, 47, 40], accents: [Float] = [1, 0.7, 1.3, 0.9]
+        var beats: [Double] = []
+        var t = 0.5, k = 0
+        while t < duration {
+            let period = 0.8 * (1 + 0.15 * sin(2 * .pi * t / 12))
+            beats.append(t)
+            Synth.pluck(&samples, at: t, midi: bass[(k / 2) % bass.count], gain: 0.12, decay: 0.6)
+            for (j, offset) in figures[k % figures.count].enumerated() {
+                let note = melody[(k * 4 + j) % melody.count] + (j == 0 ? 12 : 0)
+                let gain: Float = (j == 0 ? 0.08 : 0.06) * accents[(k * 4 + j) % accents.count]
+                Synth.pluck(&samples, at: t + offset * period, midi: note, gain: gain, decay: 0.3)
+            }
+            t += period
+            k += 1
+        }
+        var parabola = RhythmAnalyzer.Configuration()
+        parabola.placement.beatSmoothingDegree = 2
+        parabola.placement.beatSmoothingBeats = 6
+        let result = Synth.analyze(samples, configuration: parabola)
+        #expect(Synth.hitRate(result.beats, beats) > 0.9, "\(result.beatsPerMinute ?? 0) BPM, \(result.beats.count) beats for \(beats.count)")
+        let line = RhythmAnalyzer.Configuration()
+        #expect(Synth.hitRate(Synth.analyze(samples).beats, beats) < 0.7)
+        // A pure function check: beat times of that tempo curve, smoothed as they are, are kept
+        // within 30 ms by the parabola; the line is off by more than 60 ms at the bends (beats
+        // with a full window on each side).
+        var curve: [Double] = [0.5]
+        while curve.count < 60, let last = curve.last { curve.append(last + 0.8 * (1 + 0.15 * sin(2 * .pi * last / 12))) }
+        let flat = [Double](repeating: 1, count: curve.count)
+        let bent = RhythmAnalyzer(configuration: parabola).smoothBeatTimes(curve, weights: flat)
+        let straight = RhythmAnalyzer(configuration: line).smoothBeatTimes(curve, weights: flat)
+        let inside = 6..<(curve.count - 6)  // a full window on each side
+        let parabolaError = inside.map { abs(bent[$0] - curve[$0]) }.max() ?? 1
+        let lineError = inside.map { abs(straight[$0] - curve[$0]) }.max() ?? 0
+        #expect(parabolaError < 0.03, "parabola \(parabolaError)")
+        #expect(lineError > 0.06, "line \(lineError)")
+    }
+
+    /// The activation of a frame without an onset: neutral between beat and non-beat states in
+    /// a legato texture, evidence against a beat in an impulsive one, linear in between.
+    @Test func activationFloorFollowsTheTexture() {
+        let analyzer = RhythmAnalyzer()
+        let beats = analyzer.configuration.beats
+        #expect(analyzer.activationFloor(impulsiveShare: 0) == beats.activationFloor)
+        #expect(abs(analyzer.activationFloor(impulsiveShare: 1) - beats.impulsiveActivationFloor) < 1e-12)
+        #expect(abs(analyzer.activationFloor(impulsiveShare: 0.5) - (beats.activationFloor + beats.impulsiveActivationFloor) / 2) < 1e-12)
+        #expect(analyzer.activationFloor(impulsiveShare: 2) == analyzer.activationFloor(impulsiveShare: 1))
+        // Neutral means a beat state and a non-beat state are equally likely: a = 1 / λ.
+        #expect(abs(beats.activationFloor - 1 / beats.observationLambda) < 1e-12)
+        #expect(beats.impulsiveActivationFloor < beats.activationFloor)
+        // The activation of a silent curve sits at the floor of its texture.
+        let silent = analyzer.makeActivation([Float](repeating: 0, count: 200), frameRate: 86, impulsiveShare: 1)
+        #expect(silent.allSatisfy { abs(Double($0) - beats.impulsiveActivationFloor) < 1e-6 })
+    }
+
     /// A song that ends on a chord held through its last bar: kick, snare and hats on a 4/4 bar
     /// at 120 BPM with a chord per bar, then the final downbeat's chord rings for 4 beats and
     /// fades. The bar is completed (beats 2-4 of the last bar, while the chord sounds), and not

@@ -129,16 +129,17 @@ extension RhythmAnalyzer {
     }
 
     /// Maps the onset curve to an activation in `(0, 1)`: the curve relative to a moving
-    /// reference level (the local mean over `activationWindowSeconds`), scaled and clipped.
-    func makeActivation(_ curve: [Float], frameRate: Double) -> [Float] {
+    /// reference level (the local mean over `activationWindowSeconds`), scaled and clipped below
+    /// at the texture's floor (``activationFloor(impulsiveShare:)``).
+    func makeActivation(_ curve: [Float], frameRate: Double, impulsiveShare: Float) -> [Float] {
         let n = curve.count
         let half = max(1, Int(configuration.beats.activationWindowSeconds * frameRate / 2))
         // Prefix sums for the moving mean.
         var prefix = [Double](repeating: 0, count: n + 1)
         for i in 0..<n { prefix[i + 1] = prefix[i] + Double(curve[i]) }
         let globalMean = prefix[n] / Double(max(1, n))
-        var out = [Float](repeating: Float(configuration.beats.activationFloor), count: n)
-        let floor = configuration.beats.activationFloor
+        let floor = activationFloor(impulsiveShare: impulsiveShare)
+        var out = [Float](repeating: Float(floor), count: n)
         for i in 0..<n {
             let lo = max(0, i - half), hi = min(n, i + half + 1)
             let mean = (prefix[hi] - prefix[lo]) / Double(hi - lo)
@@ -147,5 +148,23 @@ extension RhythmAnalyzer {
             out[i] = Float(min(0.95, max(floor, a)))
         }
         return out
+    }
+
+    /// The activation of a frame without an onset: ``Configuration/BeatSettings/activationFloor``
+    /// (neutral between beat and non-beat states) in a legato texture, down to
+    /// ``Configuration/BeatSettings/impulsiveActivationFloor`` in an impulsive one, linear in the
+    /// texture's `impulsiveShare` (``impulsiveShare(onset:curve:)``).
+    ///
+    /// Krebs, Böck & Widmer's observation model (2015, sec. 2.4) reads the activation as the
+    /// probability of a beat, which is low between beats. The onset curve is not: at a neutral
+    /// floor a beat on a silent frame costs nothing and a beat on an onset gains, so in a dense
+    /// figuration (semiquavers under a rubato crotchet) the decoder gains by beating faster than
+    /// the music, landing on whichever onsets come. Plucked, struck and drummed notes each have an
+    /// onset, so there a frame without one is evidence against a beat; bowed, blown and sung
+    /// beats may fall on held notes, so in a legato texture the floor stays neutral.
+    func activationFloor(impulsiveShare: Float) -> Double {
+        let share = Double(min(1, max(0, impulsiveShare)))
+        let legato = configuration.beats.activationFloor, impulsive = configuration.beats.impulsiveActivationFloor
+        return legato + share * (impulsive - legato)
     }
 }

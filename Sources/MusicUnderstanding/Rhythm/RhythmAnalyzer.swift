@@ -59,7 +59,8 @@ public struct RhythmAnalyzer: Sendable {
         else { return empty }
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
-        let activation = makeActivation(beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps)
+        let activation = makeActivation(
+            beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps, impulsiveShare: impulsive)
         // 4. Beats tracked around the tempo; the silence level of the input is shared by the
         // silent-beat removal and the last bar.
         let silence = silenceThreshold(onset.energy)

@@ -107,9 +107,12 @@ extension RhythmAnalyzer {
             /// `[activationFloor, 0.95]` (default 0.25: an onset at the local mean level gives
             /// `a = 1 / observationLambda`, neutral between beat and non-beat states).
             public var activationScale: Double = 0.25
-            /// Smallest activation (default 1/16 = 1 / observationLambda: frames without onsets are
-            /// neutral, so the decoder has no bias towards fewer, slower beats).
+            /// Smallest activation of a legato texture (default 1/16 = 1 / observationLambda: frames
+            /// without onsets are neutral).
             public var activationFloor: Double = 0.0625
+            /// Smallest activation of a fully impulsive texture, where a frame without an onset is
+            /// evidence against a beat (default 0.05; scaled in from ``activationFloor`` by the texture).
+            public var impulsiveActivationFloor: Double = 0.05
             /// Window of the local reference level of the onset curve, seconds (default 4).
             public var activationWindowSeconds: Double = 4
             /// Beat periods tracked, as a factor around the global period (default 1.8).
@@ -171,9 +174,12 @@ extension RhythmAnalyzer {
             public var latency: Double = 0
             /// Radius of the search for the onset peak near each beat, frames (default 2).
             public var refinementRadius: Int = 2
-            /// Beats on each side of a beat whose onsets place it by a robust local line (default 4; 0
+            /// Beats on each side of a beat whose onsets place it by a robust local fit (default 4; 0
             /// places each beat on its own onset; ``RhythmAnalyzer/smoothBeatTimes(_:weights:)``).
             public var beatSmoothingBeats: Int = 4
+            /// Degree of that local fit: 1, a line (default), or 2, a parabola, which follows strong
+            /// rubato (with ``beatSmoothingBeats`` 6).
+            public var beatSmoothingDegree: Int = 1
             /// Where on the onset peak a beat is placed: 0 at the peak, ρ in (0, 1) where the rising edge
             /// crosses ρ of the way from the local minimum to the peak (default 0.05).
             public var onsetRiseFraction: Double = 0.05
