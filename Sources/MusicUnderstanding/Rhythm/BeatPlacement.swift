@@ -77,13 +77,16 @@ extension RhythmAnalyzer {
     /// tracking (Cemgil, Kappen, Desain & Honing 2001, "On tempo tracking: tempogram
     /// representation and Kalman filtering", sec. 4).
     ///
-    /// The local fit is a line by default: it assumes a steady tempo across its window, and where
-    /// the tempo bends inside it (strong rubato) its value at the centre is biased by the
-    /// curvature. ``Configuration/PlacementSettings/beatSmoothingDegree`` 2 fits a parabola instead
-    /// (Cleveland & Devlin 1988, "Locally weighted regression: an approach to regression analysis
-    /// by local fitting", JASA 83, sec. 2), which follows the bend; it is not the default because
-    /// fitted one-sided at the ends of a run it extrapolates its noise (steady clicks up to 7 ms
-    /// off their onsets, against ±5 ms with the line) and smooths a steady pulse a little less.
+    /// A local line assumes a steady tempo across its window; where the tempo bends inside it
+    /// (strong rubato) its value at the centre is biased by the curvature and pulls the beats off
+    /// their onsets. With ``Configuration/PlacementSettings/beatSmoothingDegree`` 2 (the default)
+    /// the final fit is a local parabola (Cleveland & Devlin 1988, "Locally weighted regression: an
+    /// approach to regression analysis by local fitting", JASA 83, sec. 2) where three things hold:
+    /// the window is full on both sides (fitted one-sided, at the ends of a run, a parabola
+    /// extrapolates its noise), the robustness weights have been found with lines (so the outliers
+    /// are the line's, as before), and the curvature is significant (the quadratic coefficient at
+    /// least two standard errors from 0, its residual variance from the weighted fit). Elsewhere
+    /// the fit stays the line, so a steady pulse is smoothed as much as before.
     /// A gap (an interval over 1.5 × the median, where silent beats were removed) starts a new run,
     /// smoothed on its own. Steady clicks are unchanged (their onsets already lie on a line).
     func smoothBeatTimes(_ times: [Double], weights: [Double]) -> [Double] {
@@ -117,31 +120,49 @@ extension RhythmAnalyzer {
     private func lowess(_ y: [Double], precision: [Double], halfWidth k: Int) -> [Double] {
         let n = y.count
         let quadratic = configuration.placement.beatSmoothingDegree >= 2
+        let curvatureSignificance = 2.0
         var robustness = [Double](repeating: 1, count: n)
         var fit = y
         /// The local fit at beat `i` over ±`width` beats: its intercept, or `y[i]` when singular.
+        /// With `parabola`, the local parabola where its curvature is significant (its quadratic
+        /// coefficient at least `curvatureSignificance` standard errors from 0), else the line.
         func localFit(_ i: Int, width: Int, parabola: Bool) -> Double {
             let lo = max(0, i - width), hi = min(n - 1, i + width)
             var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, t0 = 0.0, t1 = 0.0, t2 = 0.0
+            var used = 0
             for j in lo...hi {
                 let x = Double(j - i)
                 let d = abs(x) / Double(width + 1)
                 let w = pow(1 - d * d * d, 3) * robustness[j] * precision[j]  // tricube × robustness × precision
+                if w > 0 { used += 1 }
                 s0 += w; s1 += w * x; s2 += w * x * x; s3 += w * x * x * x; s4 += w * x * x * x * x
                 t0 += w * y[j]; t1 += w * x * y[j]; t2 += w * x * x * y[j]
             }
-            if parabola {
-                // Intercept of the weighted quadratic (Cramer's rule on the 3 × 3 normal equations).
-                let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
-                if abs(det) > 1e-9 * max(1, s0 * s0 * s0) {
-                    return (t0 * (s2 * s4 - s3 * s3) - s1 * (t1 * s4 - s3 * t2) + s2 * (t1 * s3 - s2 * t2)) / det
+            let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
+            // Only with the full window on both sides: one-sided, a parabola extrapolates its noise.
+            if parabola, i - lo == width, hi - i == width, used > 3, abs(det) > 1e-9 * max(1, s0 * s0 * s0) {
+                // The weighted quadratic by Cramer's rule on the 3 × 3 normal equations.
+                let c0 = (t0 * (s2 * s4 - s3 * s3) - s1 * (t1 * s4 - s3 * t2) + s2 * (t1 * s3 - s2 * t2)) / det
+                let c1 = (s0 * (t1 * s4 - s3 * t2) - t0 * (s1 * s4 - s3 * s2) + s2 * (s1 * t2 - t1 * s2)) / det
+                let c2 = (s0 * (s2 * t2 - t1 * s3) - s1 * (s1 * t2 - t1 * s2) + t0 * (s1 * s3 - s2 * s2)) / det
+                // Its standard error: the weighted residual variance times the (2, 2) element of
+                // the inverse normal matrix.
+                var residualSum = 0.0
+                for j in lo...hi {
+                    let x = Double(j - i), d = abs(x) / Double(width + 1)
+                    let w = pow(1 - d * d * d, 3) * robustness[j] * precision[j]
+                    let r = y[j] - (c0 + c1 * x + c2 * x * x)
+                    residualSum += w * r * r
                 }
+                let variance = residualSum / Double(used - 3) * (s0 * s2 - s1 * s1) / det
+                if c2 * c2 >= curvatureSignificance * curvatureSignificance * max(0, variance) { return c0 }
             }
-            let det = s0 * s2 - s1 * s1
-            return det > 1e-9 * max(1, s0 * s0) ? (s2 * t0 - s1 * t1) / det : y[i]
+            let det1 = s0 * s2 - s1 * s1
+            return det1 > 1e-9 * max(1, s0 * s0) ? (s2 * t0 - s1 * t1) / det1 : y[i]
         }
         for iteration in 0...2 {
-            for i in 0..<n { fit[i] = localFit(i, width: k, parabola: quadratic) }
+            // The robustness weights come from the lines; the parabola enters the final fit only.
+            for i in 0..<n { fit[i] = localFit(i, width: k, parabola: quadratic && iteration == 2) }
             guard iteration < 2 else { break }
             let residuals = (0..<n).map { y[$0] - fit[$0] }
             let scale = 6 * max(1e-4, residuals.map(abs).sorted()[n / 2])

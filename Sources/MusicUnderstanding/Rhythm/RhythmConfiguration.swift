@@ -177,9 +177,9 @@ extension RhythmAnalyzer {
             /// Beats on each side of a beat whose onsets place it by a robust local fit (default 4; 0
             /// places each beat on its own onset; ``RhythmAnalyzer/smoothBeatTimes(_:weights:)``).
             public var beatSmoothingBeats: Int = 4
-            /// Degree of that local fit: 1, a line (default), or 2, a parabola, which follows strong
-            /// rubato (with ``beatSmoothingBeats`` 6).
-            public var beatSmoothingDegree: Int = 1
+            /// Degree of that local fit: 2 (default), a parabola where the window is full and the
+            /// curvature significant, which follows rubato, else a line; 1, always a line.
+            public var beatSmoothingDegree: Int = 2
             /// Where on the onset peak a beat is placed: 0 at the peak, ρ in (0, 1) where the rising edge
             /// crosses ρ of the way from the local minimum to the peak (default 0.05).
             public var onsetRiseFraction: Double = 0.05
