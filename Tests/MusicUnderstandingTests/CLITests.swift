@@ -220,6 +220,8 @@ struct CLITests {
             ("span.json", #"{"rhythm": {"harmonicContextBeats": 0}}"#, "rhythm.downbeats.harmonicContextBeats: 0"),
             ("altSpan.json", #"{"rhythm": {"alternativeHarmonicContextBeats": 100}}"#, "rhythm.downbeats.alternativeHarmonicContextBeats: 100"),
             ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
+            ("floor.json", #"{"rhythm": {"beats": {"impulsiveActivationFloor": 0}}}"#, "rhythm.beats.impulsiveActivationFloor: 0 is outside"),
+            ("degree.json", #"{"rhythm": {"placement": {"beatSmoothingDegree": 3}}}"#, "rhythm.placement.beatSmoothingDegree: 3 is outside"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

@@ -202,6 +202,9 @@ extension AnalysisConfiguration {
         ("rhythm.tempoCurve.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurve.tempoCurveDrift }),
         ("rhythm.downbeats.harmonicContextBeats", 1...64, { Double($0.rhythm.downbeats.harmonicContextBeats) }),
         ("rhythm.downbeats.alternativeHarmonicContextBeats", 0...64, { Double($0.rhythm.downbeats.alternativeHarmonicContextBeats) }),
+        ("rhythm.beats.activationFloor", 0.001...0.5, { $0.rhythm.beats.activationFloor }),
+        ("rhythm.beats.impulsiveActivationFloor", 0.001...0.5, { $0.rhythm.beats.impulsiveActivationFloor }),
+        ("rhythm.placement.beatSmoothingDegree", 1...2, { Double($0.rhythm.placement.beatSmoothingDegree) }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
