@@ -123,6 +123,7 @@ extension RhythmAnalyzer {
         let curvatureSignificance = 2.0
         var robustness = [Double](repeating: 1, count: n)
         var fit = y
+        var weight = [Double](repeating: 0, count: 2 * k + 1)  // one window's weights, reused (`width` is at most `k`)
         /// The local fit at beat `i` over ±`width` beats: its intercept, or `y[i]` when singular.
         /// With `parabola`, the local parabola where its curvature is significant (its quadratic
         /// coefficient at least `curvatureSignificance` standard errors from 0), else the line.
@@ -134,28 +135,30 @@ extension RhythmAnalyzer {
                 let x = Double(j - i)
                 let d = abs(x) / Double(width + 1)
                 let w = pow(1 - d * d * d, 3) * robustness[j] * precision[j]  // tricube × robustness × precision
+                weight[j - lo] = w
                 if w > 0 { used += 1 }
                 s0 += w; s1 += w * x; s2 += w * x * x; s3 += w * x * x * x; s4 += w * x * x * x * x
                 t0 += w * y[j]; t1 += w * x * y[j]; t2 += w * x * x * y[j]
             }
-            let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
             // Only with the full window on both sides: one-sided, a parabola extrapolates its noise.
-            if parabola, i - lo == width, hi - i == width, used > 3, abs(det) > 1e-9 * max(1, s0 * s0 * s0) {
-                // The weighted quadratic by Cramer's rule on the 3 × 3 normal equations.
-                let c0 = (t0 * (s2 * s4 - s3 * s3) - s1 * (t1 * s4 - s3 * t2) + s2 * (t1 * s3 - s2 * t2)) / det
-                let c1 = (s0 * (t1 * s4 - s3 * t2) - t0 * (s1 * s4 - s3 * s2) + s2 * (s1 * t2 - t1 * s2)) / det
-                let c2 = (s0 * (s2 * t2 - t1 * s3) - s1 * (s1 * t2 - t1 * s2) + t0 * (s1 * s3 - s2 * s2)) / det
-                // Its standard error: the weighted residual variance times the (2, 2) element of
-                // the inverse normal matrix.
-                var residualSum = 0.0
-                for j in lo...hi {
-                    let x = Double(j - i), d = abs(x) / Double(width + 1)
-                    let w = pow(1 - d * d * d, 3) * robustness[j] * precision[j]
-                    let r = y[j] - (c0 + c1 * x + c2 * x * x)
-                    residualSum += w * r * r
+            if parabola, i - lo == width, hi - i == width, used > 3 {
+                let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
+                if abs(det) > 1e-9 * max(1, s0 * s0 * s0) {
+                    // The weighted quadratic by Cramer's rule on the 3 × 3 normal equations.
+                    let c0 = (t0 * (s2 * s4 - s3 * s3) - s1 * (t1 * s4 - s3 * t2) + s2 * (t1 * s3 - s2 * t2)) / det
+                    let c1 = (s0 * (t1 * s4 - s3 * t2) - t0 * (s1 * s4 - s3 * s2) + s2 * (s1 * t2 - t1 * s2)) / det
+                    let c2 = (s0 * (s2 * t2 - t1 * s3) - s1 * (s1 * t2 - t1 * s2) + t0 * (s1 * s3 - s2 * s2)) / det
+                    // Its standard error: the weighted residual variance times the (2, 2) element
+                    // of the inverse normal matrix.
+                    var residualSum = 0.0
+                    for j in lo...hi {
+                        let x = Double(j - i)
+                        let r = y[j] - (c0 + c1 * x + c2 * x * x)
+                        residualSum += weight[j - lo] * r * r
+                    }
+                    let variance = residualSum / Double(used - 3) * (s0 * s2 - s1 * s1) / det
+                    if c2 * c2 >= curvatureSignificance * curvatureSignificance * max(0, variance) { return c0 }
                 }
-                let variance = residualSum / Double(used - 3) * (s0 * s2 - s1 * s1) / det
-                if c2 * c2 >= curvatureSignificance * curvatureSignificance * max(0, variance) { return c0 }
             }
             let det1 = s0 * s2 - s1 * s1
             return det1 > 1e-9 * max(1, s0 * s0) ? (s2 * t0 - s1 * t1) / det1 : y[i]
