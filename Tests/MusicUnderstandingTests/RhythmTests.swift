@@ -976,6 +976,38 @@ import Testing
         guard let legatoOnset = strings.finish(duration: 20).onset else { Issue.record("no onset features"); return }
         #expect(analyzer.impulsiveness(onset: legatoOnset, curve: legatoOnset.strength) < 0.2)
     }
+
+    /// A strummed guitar at 120 BPM without drums (as in a skiffle or folk song): a down-strum
+    /// on every beat, an up-strum at 70 % of its level and a shaker between the beats. The
+    /// shaker's noise fills many bands, so the whitened flux puts the off-beats on top; the
+    /// down-strums are the loudest onsets, and with three quarters of the activation taken
+    /// from the linear flux (the default since 0.8.2) the beats stay on them. The control, the
+    /// half-and-half mix of 0.8.1 (``RhythmAnalyzer/Configuration/BeatSettings/linearFluxBeatShare`` 0.5), sits on the
+    /// off-beats.
+    @Test func strummedDownbeatsOutweighAnOffBeatShaker() {
+        let beat = 0.5, start = 0.5, bars = 16
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * beat + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 5)
+        var truth: [Double] = []
+        let chords = [[52, 59, 64, 68], [57, 64, 69, 73], [59, 66, 71, 75], [52, 59, 64, 68]]
+        for k in 0..<(bars * 4) {
+            let t = start + Double(k) * beat
+            truth.append(t)
+            let chord = chords[(k / 4) % 4]
+            // Strings struck 8 ms apart, low to high going down, high to low coming up.
+            for (j, m) in chord.enumerated() { Synth.pluck(&samples, at: t + 0.008 * Double(j), midi: m, gain: 0.12, decay: 0.3) }
+            for (j, m) in chord.reversed().enumerated() {
+                Synth.pluck(&samples, at: t + beat / 2 + 0.008 * Double(j), midi: m, gain: 0.12 * 0.7, decay: 0.3)
+            }
+            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.2)
+        }
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))")
+        var halfAndHalf = RhythmAnalyzer.Configuration()
+        halfAndHalf.beats.linearFluxBeatShare = 0.5
+        let control = Synth.analyze(samples, configuration: halfAndHalf)
+        #expect(Synth.hitRate(control.beats, truth) < 0.5, "the control sits on the beat too: \(control.beats.prefix(8))")
+    }
 }
 
 /// The beat tracker's decoding at a whole-frame period (``RhythmAnalyzer/Configuration/decodesAtWholeFramePeriod``).

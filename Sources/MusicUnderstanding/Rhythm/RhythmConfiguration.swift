@@ -98,8 +98,8 @@ extension RhythmAnalyzer {
         /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
         public struct BeatSettings: Sendable, Hashable, Codable {
             /// Share of the beat activation taken from the linear onset strength in an impulsive texture
-            /// (default 0.5; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
-            public var linearFluxBeatShare: Float = 0.5
+            /// (default 0.75; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
+            public var linearFluxBeatShare: Float = 0.75
             /// Impulsiveness (median new-sound share at the onsets) from legato to the full
             /// ``linearFluxBeatShare``, linear in between (default `0.2 ... 0.3`).
             public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3
