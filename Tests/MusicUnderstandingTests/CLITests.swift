@@ -222,6 +222,7 @@ struct CLITests {
             ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
             ("floor.json", #"{"rhythm": {"beats": {"impulsiveActivationFloor": 0}}}"#, "rhythm.beats.impulsiveActivationFloor: 0 is outside"),
             ("degree.json", #"{"rhythm": {"placement": {"beatSmoothingDegree": 3}}}"#, "rhythm.placement.beatSmoothingDegree: 3 is outside"),
+            ("backbeat.json", #"{"rhythm": {"downbeats": {"backbeatCorrelation": -2}}}"#, "rhythm.downbeats.backbeatCorrelation: -2 is outside"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

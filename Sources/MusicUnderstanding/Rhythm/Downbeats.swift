@@ -42,10 +42,12 @@ struct DownbeatTracker: Sendable {
         guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
         let n = onset.strength.count
         var low = [Double](repeating: 0, count: k)
+        var high = [Double](repeating: 0, count: k)
         var accent = [Double](repeating: 0, count: k)
         var loudness = [Double](repeating: 0, count: k)
         for (i, f) in beatFrames.enumerated() {
             low[i] = Double(PeakPicking.windowMaximum(onset.lowStrength, around: f, radius: 2))
+            high[i] = Double(PeakPicking.windowMaximum(onset.highStrength, around: f, radius: 2))
             accent[i] = Double(PeakPicking.windowMaximum(onset.strength, around: f, radius: 2))
             // Dynamic stress of the beat: mean log energy from this beat to the next.
             let end = i + 1 < k ? beatFrames[i + 1] : f + (i > 0 ? f - beatFrames[i - 1] : 1)
@@ -99,14 +101,52 @@ struct DownbeatTracker: Sendable {
         for i in 0..<k where afterRest[i] {
             zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
         }
+        // A backbeat (snare on the beats between the kicks) puts the accents on the weak beats.
+        let backbeat = backbeatCorrelation(low: zl, high: robustStandardised(high)) <= configuration.downbeats.backbeatCorrelation
+        let accentWeight = backbeat ? 0 : configuration.downbeats.accentWeight
         return harmonicSpans.map { span in
             var zh = robustStandardised(harmonicChange(span: max(1, span)))
             for i in 0..<k where afterRest[i] { zh[i] = min(zh[i], 0) }
             return (0..<k).map { i in
                 configuration.downbeats.harmonicWeight * zh[i] + configuration.downbeats.lowOnsetWeight * zl[i]
-                    + configuration.downbeats.accentWeight * za[i] + configuration.downbeats.loudnessWeight * ze[i]
+                    + accentWeight * za[i] + configuration.downbeats.loudnessWeight * ze[i]
             }
         }
+    }
+
+    /// How strongly the low-band and high-band onsets alternate against each other from beat to
+    /// beat: the Pearson correlation, over the beats, of each cue's departure from the mean of its
+    /// two neighbours (`x[i] − (x[i−1] + x[i+1]) / 2`), in `-1 ... 1`; 0 with fewer than 5 beats.
+    ///
+    /// In a rock or pop groove the bass drum falls on beats 1 and 3 and the snare on 2 and 4 (the
+    /// backbeat), so the two alternate in opposite phase; Goto (2001, "An audio-based real-time
+    /// beat tracking system for music with or without drum-sounds", JNMR 30(2), sec. 4) reads the
+    /// strong beats from exactly this pattern. There the broadband accents are the snare's and mark
+    /// the weak beats, so they speak against the bar line rather than for it. Where the bass and
+    /// the high partials rise and fall together (a chorale's stressed chords, a waltz's "oom") the
+    /// accents do mark the bar. Phase-free: it does not need to know which beat is the first.
+    func backbeatCorrelation(low: [Double], high: [Double]) -> Double {
+        let k = min(low.count, high.count)
+        guard k >= 5 else { return 0 }
+        /// Each value's departure from the mean of its two neighbours.
+        func alternation(_ x: [Double]) -> [Double] {
+            (1..<(k - 1)).map { (i: Int) -> Double in
+                let neighbours: Double = 0.5 * (x[i - 1] + x[i + 1])
+                return x[i] - neighbours
+            }
+        }
+        let a = alternation(low), b = alternation(high)
+        let n = Double(a.count)
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for i in a.indices {
+            let da = a[i] - ma, db = b[i] - mb
+            ab += da * db
+            aa += da * da
+            bb += db * db
+        }
+        let scale = (aa * bb).squareRoot()
+        return scale > 1e-12 ? ab / scale : 0
     }
 
     /// Expected share of the downbeat accent at a bar position: the metrical grid of Lerdahl &

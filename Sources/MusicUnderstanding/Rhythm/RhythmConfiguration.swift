@@ -207,6 +207,10 @@ extension RhythmAnalyzer {
             public var lowOnsetWeight: Double = 0.7
             /// Weight of broadband accents in the downbeat salience (default 0.4).
             public var accentWeight: Double = 0.4
+            /// Correlation of the low- and high-band onsets' beat-to-beat alternation at and below
+            /// which the accents are taken for a backbeat and left out of the downbeat salience
+            /// (default -0.3; -1 keeps them always; ``DownbeatTracker/backbeatCorrelation(low:high:)``).
+            public var backbeatCorrelation: Double = -0.3
             /// Weight of the dynamic stress (mean log energy over the beat) in the downbeat salience
             /// (default 0.5).
             public var loudnessWeight: Double = 0.5
