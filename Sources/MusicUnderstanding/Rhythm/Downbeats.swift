@@ -101,8 +101,10 @@ struct DownbeatTracker: Sendable {
         for i in 0..<k where afterRest[i] {
             zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
         }
-        // A backbeat (snare on the beats between the kicks) puts the accents on the weak beats.
-        let backbeat = backbeatCorrelation(low: zl, high: robustStandardised(high)) <= configuration.downbeats.backbeatCorrelation
+        // A backbeat (snare on the beats between the kicks) puts the accents on the weak beats
+        // (a threshold of -1 turns the test off).
+        let threshold = configuration.downbeats.backbeatCorrelation
+        let backbeat = threshold > -1 && backbeatCorrelation(low: zl, high: robustStandardised(high)) <= threshold
         let accentWeight = backbeat ? 0 : configuration.downbeats.accentWeight
         return harmonicSpans.map { span in
             var zh = robustStandardised(harmonicChange(span: max(1, span)))
