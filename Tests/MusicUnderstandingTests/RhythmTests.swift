@@ -1001,12 +1001,9 @@ import Testing
             Synth.pluck(&samples, at: t + beat / 2, midi: [48, 50, 53, 55][(k / 2) % 4], gain: 0.15, decay: 0.2)
             Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.12)
         }
-        let result = Synth.analyze(samples)
-        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))")
         var whitenedOnly = RhythmAnalyzer.Configuration()
         whitenedOnly.beats.linearFluxBeatShare = 0
-        let w = Synth.analyze(samples, configuration: whitenedOnly)
-        #expect(Synth.hitRate(w.beats, truth) < 0.5, "the control sits on the beat too: \(w.beats.prefix(8))")
+        expectOnTheBeats(samples, truth: truth, offThemWith: whitenedOnly)
         // The texture measure itself: drums are impulsive, bowed chords are not.
         let stage = FeatureStage(features: RhythmStage.features)
         stage.append(samples)
@@ -1055,12 +1052,22 @@ import Testing
             }
             Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.2)
         }
-        let result = Synth.analyze(samples)
-        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))")
         var halfAndHalf = RhythmAnalyzer.Configuration()
         halfAndHalf.beats.linearFluxBeatShare = 0.5
-        let control = Synth.analyze(samples, configuration: halfAndHalf)
-        #expect(Synth.hitRate(control.beats, truth) < 0.5, "the control sits on the beat too: \(control.beats.prefix(8))")
+        expectOnTheBeats(samples, truth: truth, offThemWith: halfAndHalf)
+    }
+
+    /// Expects the default settings on the beats of `samples` (over 90 % within 70 ms of `truth`)
+    /// and the `control` settings off them (under half): the control shows the failure the
+    /// default avoids.
+    private func expectOnTheBeats(
+        _ samples: [Float], truth: [Double], offThemWith control: RhythmAnalyzer.Configuration,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let result = Synth.analyze(samples)
+        #expect(Synth.hitRate(result.beats, truth) > 0.9, "\(result.beats.prefix(8))", sourceLocation: sourceLocation)
+        let off = Synth.analyze(samples, configuration: control)
+        #expect(Synth.hitRate(off.beats, truth) < 0.5, "the control sits on the beat too: \(off.beats.prefix(8))", sourceLocation: sourceLocation)
     }
 }
 

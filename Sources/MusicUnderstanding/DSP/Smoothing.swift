@@ -1,8 +1,23 @@
 import Foundation
 
-/// Shared signal helpers (moving windows, quantiles, medians) of the analyses; peaks are
-/// picked by ``PeakPicking``.
+/// Shared signal helpers (moving windows, quantiles, medians, correlation) of the analyses;
+/// peaks are picked by ``PeakPicking``.
 enum Smoothing {
+    /// Pearson correlation of the first `min(a.count, b.count)` values of `a` and `b`, in
+    /// `-1 ... 1`; 0 when either is constant or empty.
+    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
+        let n = min(a.count, b.count)
+        guard n > 0 else { return 0 }
+        let ma = a[0..<n].reduce(0, +) / Double(n), mb = b[0..<n].reduce(0, +) / Double(n)
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for k in 0..<n {
+            ab += (a[k] - ma) * (b[k] - mb)
+            aa += (a[k] - ma) * (a[k] - ma)
+            bb += (b[k] - mb) * (b[k] - mb)
+        }
+        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
+    }
+
     /// Centred moving average over `2 * half + 1` values (fewer at the edges).
     static func movingAverage(_ x: [Float], half: Int) -> [Float] {
         let n = x.count

@@ -417,23 +417,11 @@ public struct KeyAnalyzer: Sendable {
             if let closing, closingChordWeight != 0 {
                 var triad = [Double](repeating: 0, count: 12)
                 for interval in [0, candidate >= 12 ? 3 : 4, 7] { triad[(candidate % 12 + interval) % 12] = 1 }
-                value += closingChordWeight * pearson(closing, triad)
+                value += closingChordWeight * Smoothing.pearson(closing, triad)
             }
             if value > bestValue { bestValue = value; best = candidate }
         }
         return best
-    }
-
-    /// Pearson correlation of two 12-vectors, 0 when either is constant.
-    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
-        let ma = a.reduce(0, +) / 12, mb = b.reduce(0, +) / 12
-        var ab = 0.0, aa = 0.0, bb = 0.0
-        for k in 0..<12 {
-            ab += (a[k] - ma) * (b[k] - mb)
-            aa += (a[k] - ma) * (a[k] - ma)
-            bb += (b[k] - mb) * (b[k] - mb)
-        }
-        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
     }
 
     /// Step boundaries from 0 to `duration`: the bar grid when the rhythm has at least two bars,

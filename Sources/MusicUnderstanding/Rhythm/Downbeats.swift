@@ -137,18 +137,7 @@ struct DownbeatTracker: Sendable {
                 return x[i] - neighbours
             }
         }
-        let a = alternation(low), b = alternation(high)
-        let n = Double(a.count)
-        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
-        var ab = 0.0, aa = 0.0, bb = 0.0
-        for i in a.indices {
-            let da = a[i] - ma, db = b[i] - mb
-            ab += da * db
-            aa += da * da
-            bb += db * db
-        }
-        let scale = (aa * bb).squareRoot()
-        return scale > 1e-12 ? ab / scale : 0
+        return Smoothing.pearson(alternation(low), alternation(high))
     }
 
     /// Expected share of the downbeat accent at a bar position: the metrical grid of Lerdahl &
