@@ -487,6 +487,51 @@ import Testing
         #expect(RhythmAnalyzer.metricalRatio(0) == 1)
     }
 
+    /// A near tie between the tracked level and the one at half its period goes to the window
+    /// votes: beats at 64 BPM whose midpoints carry just too little accent for the faster level
+    /// (95 % of what it needs) step to 128 BPM when the onset curve pulses at the half period,
+    /// and stay when it pulses only on the beats; outside the tie band (80 %), or with the
+    /// band closed (`salienceTie` 1), the salience alone decides.
+    @Test func nearTieOfTheFasterLevelGoesToTheWindowVotes() throws {
+        let fps = 44_100.0 / 512, period = 80, count = 40
+        let analyzer = RhythmAnalyzer()
+        let estimator = TempoEstimator(configuration: analyzer.configuration)
+        let gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
+        try #require(gain > 1)
+        let beats = (0..<count).map { $0 * period }
+        /// Relative flux 1 on the beats and, at the midpoints, what puts the salience at `share` of 1.
+        func flux(share: Double) -> [Float] {
+            var v = [Float](repeating: 0, count: period * (count + 1))
+            for b in beats { v[b] = 1; v[b + period / 2] = Float(2 * share / gain - 1) }
+            return v
+        }
+        /// An onset curve pulsing every `step` frames (a frame wide, unit height).
+        func pulses(every step: Int) -> [Float] {
+            var v = [Float](repeating: 0, count: period * (count + 1))
+            for f in stride(from: 0, to: v.count, by: step) { v[f] = 1 }
+            return v
+        }
+        let tempo = TempoEstimate(
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
+        func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?) -> TempoEstimate? {
+            analyzer.fasterLevel(
+                of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
+                votingCurve: votes)
+        }
+        #expect(analyzer.votesForFasterLevel(pulses(every: period / 2), frameRate: fps, period: Double(period)))
+        #expect(!analyzer.votesForFasterLevel(pulses(every: period), frameRate: fps, period: Double(period)))
+        let stepped = try #require(faster(analyzer, share: 0.95, votes: pulses(every: period / 2)))
+        #expect(abs(stepped.period - Double(period) / 2) < 1e-9)
+        #expect(faster(analyzer, share: 0.95, votes: pulses(every: period)) == nil)
+        #expect(faster(analyzer, share: 0.95, votes: nil) == nil)
+        #expect(faster(analyzer, share: 0.8, votes: pulses(every: period / 2)) == nil)
+        #expect(faster(analyzer, share: 1.05, votes: nil) != nil)
+        var closed = RhythmAnalyzer()
+        closed.configuration.level.salienceTie = 1
+        #expect(faster(closed, share: 0.95, votes: pulses(every: period / 2)) == nil)
+    }
+
     /// The triple level needs a triple subdivision in the periodicity as well as in the accents:
     /// beats at 61.5 BPM whose thirds carry 0.6 of their accent give the level at a third of
     /// the period when the autocorrelation peaks there, and nothing when it peaks at half the

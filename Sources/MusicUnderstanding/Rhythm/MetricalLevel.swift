@@ -40,11 +40,19 @@ extension RhythmAnalyzer {
     /// two, the faster level wins when `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on) ≥ 1`.
     /// Only where the faster level is nearer the preferred tempo (the current one slower than
     /// ``Configuration/TempoSettings/preferredBPM`` / √2) and not faster than ``Configuration/TempoSettings/maximumBeatBPM``,
-    /// with at least 8 beats. Its candidates put the faster level first (with the confidences the
-    /// estimator gave them).
+    /// with at least 8 beats.
+    ///
+    /// **Near ties**, with a `votingCurve` (the tempo-estimation curve): where the salience falls
+    /// just short (at least ``Configuration/LevelSettings/salienceTie`` of 1), the accents say
+    /// little about which level is tapped, and the periodicity decides: the window votes of
+    /// ``OctaveVote`` on the curve, when they prefer the half period (Davies & Plumbley 2007,
+    /// sec. III; the same votes that halve the beats in step 8). Accent and periodicity are the
+    /// two cues of McKinney & Moelants (2006) to the tapped level.
+    ///
+    /// Its candidates put the faster level first (with the confidences the estimator gave them).
     func fasterLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator
+        frameRate: Double, estimator: TempoEstimator, votingCurve: [Float]? = nil
     ) -> TempoEstimate? {
         let period = tempo.period, half = tempo.period / 2
         guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
@@ -52,8 +60,32 @@ extension RhythmAnalyzer {
         guard gain > 1 else { return nil }
         let sums = accents(at: [0, 1 / 2], beats: beats, relativeFlux: rel, radius: radius)
         let on = sums[0], mid = sums[1]
-        guard on > 0, gain * (on + mid) / (2 * on) >= 1 else { return nil }
+        guard on > 0 else { return nil }
+        let salience = gain * (on + mid) / (2 * on)
+        if salience < 1 {
+            guard let votingCurve, salience >= configuration.level.salienceTie,
+                votesForFasterLevel(votingCurve, frameRate: frameRate, period: period)
+            else { return nil }
+        }
         return level(of: tempo, dividedBy: 2)
+    }
+
+    /// Step 5: the level a listener taps instead of the tracked one, at half or a third of the
+    /// period of `tempo`, or `nil`: the faster level when it is the more salient, else the level
+    /// of a fast triple meter's beats, else the faster level on a near tie that the window votes
+    /// decide (``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``,
+    /// ``tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``). `votingCurve` is the
+    /// tempo-estimation curve.
+    func adjacentLevel(
+        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
+        frameRate: Double, estimator: TempoEstimator, votingCurve: [Float]
+    ) -> TempoEstimate? {
+        guard configuration.level.adjacentLevelSalience else { return nil }
+        return fasterLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
+            ?? tripleLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
+            ?? fasterLevel(
+                of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator,
+                votingCurve: votingCurve)
     }
 
     /// The metrical level at a third of the period of `tempo` when the tracked beats are the bars
@@ -68,7 +100,7 @@ extension RhythmAnalyzer {
     /// ``Configuration/TempoSettings/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
     /// (a triple, not a duple, subdivision; Lerdahl & Jackendoff 1983, metrical well-formedness)
     /// and at least ``Configuration/LevelSettings/tripleLevelAccent`` of the beats' accent, with at least 8
-    /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``.
+    /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``.
     func tripleLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator

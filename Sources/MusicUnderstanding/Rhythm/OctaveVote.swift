@@ -126,6 +126,19 @@ extension RhythmAnalyzer {
         return slower > current
     }
 
+    /// Whether the window votes (``OctaveVote``) on `curve` prefer half the beat period `period`
+    /// (frames at `frameRate`) to the period itself (false when ``Configuration/LevelSettings/octaveVoting`` is off).
+    func votesForFasterLevel(_ curve: [Float], frameRate: Double, period: Double) -> Bool {
+        guard configuration.level.octaveVoting, period > 0, frameRate > 0 else { return false }
+        let vote = OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod)
+        guard
+            let votes = vote.votes(
+                curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM),
+            let current = votes.score(period: period / frameRate), let faster = votes.score(period: period / 2 / frameRate)
+        else { return false }
+        return faster > current
+    }
+
     /// The coefficient of variation of the beats' accents, the largest value of `curve` within
     /// `radius` frames of each of `frames`: 0 when every beat is alike. An isochronous stream of
     /// identical events (a click track: 0.07) is its own beat and is not halved (the

@@ -69,22 +69,13 @@ public struct RhythmAnalyzer: Sendable {
             trackBeats(around: period, activation: activation, curve: curve, energy: onset.energy, silence: silence)
         }
         var beats = track(around: tempo.period)
-        // 5. The level at half the period, when its beats are the more salient to a listener.
-        if configuration.level.adjacentLevelSalience,
-            let faster = fasterLevel(
-                of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
-                frameRate: fps, estimator: estimator)
+        // 5. The level at half or a third of the period, when its beats are the more salient to a listener.
+        if let adjacent = adjacentLevel(
+            of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
+            frameRate: fps, estimator: estimator, votingCurve: tempoOnsets)
         {
-            let retracked = track(around: faster.period)
-            if retracked.frames.count >= 2 { tempo = faster; beats = retracked }
-        } else if configuration.level.adjacentLevelSalience,
-            let faster = tripleLevel(
-                of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
-                frameRate: fps, estimator: estimator)
-        {
-            // ... or at a third of it, when the beats are the bars of a fast triple meter.
-            let retracked = track(around: faster.period)
-            if retracked.frames.count >= 2 { tempo = faster; beats = retracked }
+            let retracked = track(around: adjacent.period)
+            if retracked.frames.count >= 2 { tempo = adjacent; beats = retracked }
         }
         // A pulse needs new sound on the beats, not only periodicity: the median over the beats
         // of the relative flux near each must reach `minimumNewSound`.

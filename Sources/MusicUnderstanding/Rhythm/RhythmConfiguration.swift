@@ -151,8 +151,12 @@ extension RhythmAnalyzer {
             /// Least accent of the beats' thirds, as a share of the beats' own, for the level at a third
             /// of the period to replace a slow tracked level (default 0.4; ``adjacentLevelSalience``).
             public var tripleLevelAccent: Double = 0.4
+            /// Least salience of the level at half the period, as a share of what it needs to replace
+            /// the tracked level, at which the octave votes decide between the two (default 0.9; 1
+            /// leaves the choice to the salience alone; ``adjacentLevelSalience``, ``octaveVoting``).
+            public var salienceTie: Double = 0.9
             /// Whether the window votes of ``OctaveVote`` halve the beats when they prefer the double
-            /// period (default true).
+            /// period, and decide the near ties of step 5 (``salienceTie``; default true).
             public var octaveVoting: Bool = true
             /// Period of the largest prior weight of the octave votes' Rayleigh curve, seconds (default
             /// 0.4993, Davies & Plumbley 2007).

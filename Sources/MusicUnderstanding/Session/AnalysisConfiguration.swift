@@ -206,6 +206,7 @@ extension AnalysisConfiguration {
         ("rhythm.beats.impulsiveActivationFloor", 0.001...0.5, { $0.rhythm.beats.impulsiveActivationFloor }),
         ("rhythm.placement.beatSmoothingDegree", 1...2, { Double($0.rhythm.placement.beatSmoothingDegree) }),
         ("rhythm.downbeats.backbeatCorrelation", -1...1, { $0.rhythm.downbeats.backbeatCorrelation }),
+        ("rhythm.level.salienceTie", 0.5...1, { $0.rhythm.level.salienceTie }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
