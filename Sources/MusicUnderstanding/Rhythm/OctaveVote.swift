@@ -44,6 +44,13 @@ struct OctaveVote: Sendable {
             let i = Int((seconds * rate).rounded()) - firstLag
             return scores.indices.contains(i) ? scores[i] : nil
         }
+
+        /// Whether the vote for a period of `seconds` is higher than that for `other` seconds
+        /// (false when either lies outside the lags).
+        func prefer(period seconds: Double, to other: Double) -> Bool {
+            guard let a = score(period: seconds), let b = score(period: other) else { return false }
+            return a > b
+        }
     }
 
     /// The votes of `curve` (one value per frame at `frameRate`) for every beat period between
@@ -116,27 +123,23 @@ extension RhythmAnalyzer {
     /// beat grid at `bpm` to the period itself, the slower level being at least
     /// ``Configuration/TempoSettings/minimumBPM``.
     func votesForSlowerLevel(_ curve: [Float], frameRate: Double, beatsPerMinute bpm: Float?) -> Bool {
-        guard configuration.level.octaveVoting, let bpm, bpm > 0, Double(bpm) / 2 >= configuration.tempo.minimumBPM else { return false }
-        let vote = OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod)
-        guard
-            let votes = vote.votes(
-                curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM),
-            let current = votes.score(period: 60 / Double(bpm)), let slower = votes.score(period: 120 / Double(bpm))
-        else { return false }
-        return slower > current
+        guard let bpm, bpm > 0, Double(bpm) / 2 >= configuration.tempo.minimumBPM else { return false }
+        return octaveVotes(curve, frameRate: frameRate)?.prefer(period: 120 / Double(bpm), to: 60 / Double(bpm)) ?? false
     }
 
     /// Whether the window votes (``OctaveVote``) on `curve` prefer half the beat period `period`
-    /// (frames at `frameRate`) to the period itself (false when ``Configuration/LevelSettings/octaveVoting`` is off).
+    /// (frames at `frameRate`) to the period itself.
     func votesForFasterLevel(_ curve: [Float], frameRate: Double, period: Double) -> Bool {
-        guard configuration.level.octaveVoting, period > 0, frameRate > 0 else { return false }
-        let vote = OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod)
-        guard
-            let votes = vote.votes(
-                curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM),
-            let current = votes.score(period: period / frameRate), let faster = votes.score(period: period / 2 / frameRate)
-        else { return false }
-        return faster > current
+        guard period > 0, frameRate > 0 else { return false }
+        return octaveVotes(curve, frameRate: frameRate)?.prefer(period: period / 2 / frameRate, to: period / frameRate) ?? false
+    }
+
+    /// The window votes of ``OctaveVote`` on `curve` over the tempo range, or `nil` when
+    /// ``Configuration/LevelSettings/octaveVoting`` is off or the curve is shorter than a window.
+    private func octaveVotes(_ curve: [Float], frameRate: Double) -> OctaveVote.Votes? {
+        guard configuration.level.octaveVoting else { return nil }
+        return OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod).votes(
+            curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM)
     }
 
     /// The coefficient of variation of the beats' accents, the largest value of `curve` within
