@@ -493,7 +493,7 @@ import Testing
     /// and stay when it pulses only on the beats; outside the tie band (80 %), or with the
     /// band closed (`salienceTie` 1), the salience alone decides.
     @Test func nearTieOfTheFasterLevelGoesToTheWindowVotes() throws {
-        let fps = 44_100.0 / 512, period = 80, count = 40
+        let fps = OctaveVoteTests.fps, period = 160, count = 40
         let analyzer = RhythmAnalyzer()
         let estimator = TempoEstimator(configuration: analyzer.configuration)
         let gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
@@ -505,11 +505,9 @@ import Testing
             for b in beats { v[b] = 1; v[b + period / 2] = Float(2 * share / gain - 1) }
             return v
         }
-        /// An onset curve pulsing every `step` frames (a frame wide, unit height).
+        /// An onset curve pulsing every `step` frames (``OctaveVoteTests/pulses(seconds:period:accent:)``).
         func pulses(every step: Int) -> [Float] {
-            var v = [Float](repeating: 0, count: period * (count + 1))
-            for f in stride(from: 0, to: v.count, by: step) { v[f] = 1 }
-            return v
+            OctaveVoteTests.pulses(seconds: Double(period * (count + 1)) / fps, period: Double(step) / fps)
         }
         let tempo = TempoEstimate(
             period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
