@@ -1147,6 +1147,41 @@ import Testing
         #expect(worstError(wholeFrame: true) <= 2)
         #expect(worstError(wholeFrame: false) > 10)
     }
+
+    /// The tracker's four-lane maximisation returns what a sequential scan keeping the first
+    /// strict maximum returns: on random sums of every length from 1 to 13 (every tail of the
+    /// lanes), on ties placed in each lane (the first index wins), and `nil` when every sum is −∞.
+    @Test func laneMaximumIsTheFirstStrictMaximum() {
+        var noise = Synth.Noise(state: 5)
+        func sequential(_ a: [Double], _ b: [Double]) -> (Double, Int?) {
+            var best = -Double.infinity, arg: Int? = nil
+            for k in a.indices where a[k] + b[k] > best { best = a[k] + b[k]; arg = k }
+            return (best, arg)
+        }
+        func lanes(_ a: [Double], _ b: [Double]) -> (Double, Int?) {
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    guard let x = pa.baseAddress, let y = pb.baseAddress else { return (-.infinity, nil) }
+                    return BeatTracker.firstMaximum(of: x, plus: y, count: a.count)
+                }
+            }
+        }
+        for count in 1...13 {
+            for _ in 0..<20 {
+                let a = (0..<count).map { _ in (3 * Double(noise.next())).rounded() }
+                let b = (0..<count).map { _ in (3 * Double(noise.next())).rounded() }
+                let (expected, got) = (sequential(a, b), lanes(a, b))
+                #expect(expected.0 == got.0 && expected.1 == got.1, "count \(count)")
+            }
+            for tie in 0..<count {
+                // The maximum at `tie` and at every later index: the first one is returned.
+                let a = (0..<count).map { $0 >= tie ? 5.0 : 1.0 }
+                #expect(lanes(a, [Double](repeating: 0, count: count)).1 == tie)
+            }
+            let minusInfinity = [Double](repeating: -.infinity, count: count)
+            #expect(lanes(minusInfinity, [Double](repeating: 0, count: count)).1 == nil)
+        }
+    }
 }
 
 /// Beat placement on onsets that are not single impulses (``RhythmAnalyzer/Configuration/onsetClusterSeconds``).

@@ -18,7 +18,9 @@ import Foundation
 /// Viterbi decoding costs `O(frames × periods²)` for the period changes only: positions are kept
 /// in one ring per period (advancing a position is a change of index, not a copy), and the
 /// observation term is added to the few beat states only (it is a log-likelihood ratio against
-/// the non-beat states). Back-pointers are one byte per period per frame.
+/// the non-beat states). Back-pointers are one byte per period per frame. The maximisation over
+/// the sources of each period runs over contiguous columns of the transition matrix in four
+/// independent lanes (``firstMaximum(of:plus:count:)``), which the compiler vectorises.
 struct BeatTracker: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
@@ -90,13 +92,17 @@ struct BeatTracker: Sendable {
                 logTrans[i * m + j] = log(row[j] / sum) - configuration.beats.periodPriorWeight * octaves * octaves
             }
         }
-        // Source range of each target period (the finite entries of its column), so the
-        // maximisation below visits only allowed period changes.
-        var fromLo = [Int](repeating: 0, count: m), fromHi = [Int](repeating: m - 1, count: m)
+        // The allowed sources of each target period (the finite entries of its column,
+        // `fromLo[j]` onwards), stored contiguously per target for the maximisation below.
+        var fromLo = [Int](repeating: 0, count: m), columnStart = [Int](repeating: 0, count: m + 1)
+        var columns: [Double] = []
         for j in 0..<m {
-            var lo = m, hi = -1
-            for i in 0..<m where logTrans[i * m + j].isFinite { lo = min(lo, i); hi = max(hi, i) }
-            if lo <= hi { fromLo[j] = lo; fromHi[j] = hi } else { fromLo[j] = j; fromHi[j] = j }
+            var first = m, last = -1
+            for i in 0..<m where logTrans[i * m + j].isFinite { first = min(first, i); last = max(last, i) }
+            if first > last { (first, last) = (j, j) }
+            fromLo[j] = first
+            for i in first...last { columns.append(logTrans[i * m + j]) }
+            columnStart[j + 1] = columns.count
         }
         // Beat-state half widths.
         let beatWidth = periods.map { max(1, Int((Double($0) / configuration.beats.observationLambda).rounded())) }
@@ -104,37 +110,37 @@ struct BeatTracker: Sendable {
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)
         var ends = [Double](repeating: 0, count: m)
+        // t mod τ_j: the slot of state (j, 0) at frame t.
+        var phase = [Int](repeating: 0, count: m)
         score.withUnsafeMutableBufferPointer { sc in
-            logTrans.withUnsafeBufferPointer { lt in
+            columns.withUnsafeBufferPointer { columnBuffer in
                 back.withUnsafeMutableBufferPointer { bp in
                     for t in 0..<n {
                         if t > 0 {
                             // Scores of the last position of every period at t − 1, which sit at
                             // slot (t − 1 − (τ − 1)) mod τ = t mod τ.
-                            for i in 0..<m { ends[i] = sc[offsets[i] + t % periods[i]] }
-                            for j in 0..<m {
-                                var best = -Double.infinity, arg = j
-                                for i in fromLo[j]...fromHi[j] {
-                                    let v = ends[i] + lt[i * m + j]
-                                    if v > best { best = v; arg = i }
+                            for i in 0..<m { ends[i] = sc[offsets[i] + phase[i]] }
+                            ends.withUnsafeBufferPointer { endBuffer in
+                                guard let endBase = endBuffer.baseAddress, let columnBase = columnBuffer.baseAddress else { return }
+                                for j in 0..<m {
+                                    let (best, k) = Self.firstMaximum(
+                                        of: endBase + fromLo[j], plus: columnBase + columnStart[j], count: columnStart[j + 1] - columnStart[j])
+                                    entry[j] = best
+                                    bp[t * m + j] = UInt8(k.map { fromLo[j] + $0 } ?? j)
                                 }
-                                entry[j] = best
-                                bp[t * m + j] = UInt8(arg)
                             }
-                            for j in 0..<m { sc[offsets[j] + t % periods[j]] = entry[j] }
+                            for j in 0..<m { sc[offsets[j] + phase[j]] = entry[j] }
                         }
-                        // Observation: log-likelihood ratio of beat against non-beat states.
+                        // Observation: log-likelihood ratio of beat against non-beat states, which
+                        // are the 2w ring slots around the slot of position 0.
                         let a = Double(activation[t])
                         let llr = log(a * (obsL - 1) / (1 - a))
                         for j in 0..<m {
-                            let tau = periods[j], w = beatWidth[j]
-                            for phi in 0..<w {
-                                sc[offsets[j] + ((t - phi) % tau + tau) % tau] += llr
-                            }
-                            for phi in (tau - w)..<tau where phi >= w {
-                                sc[offsets[j] + ((t - phi) % tau + tau) % tau] += llr
-                            }
+                            let tau = periods[j], w = beatWidth[j], base = offsets[j], p = phase[j]
+                            for phi in 0..<w { sc[base + (p >= phi ? p - phi : p - phi + tau)] += llr }
+                            for phi in max(w, tau - w)..<tau { sc[base + (p >= phi ? p - phi : p - phi + tau)] += llr }
                         }
+                        for j in 0..<m { phase[j] = phase[j] + 1 == periods[j] ? 0 : phase[j] + 1 }
                         // Keep the numbers small.
                         if t & 255 == 255 {
                             var mx = -Double.infinity
@@ -171,5 +177,33 @@ struct BeatTracker: Sendable {
             t -= 1
         }
         return beats.reversed()
+    }
+    /// The largest `a[k] + b[k]` for `k` in `0..<count`, and the first `k` that reaches it (`nil`
+    /// when every sum is −∞): the maximisation over the sources of one period change. The
+    /// maximum is taken in four independent lanes (exact: a maximum does not round), then the
+    /// first index that reaches it is looked up, which is the index a sequential scan keeping
+    /// the first strict maximum would return.
+    static func firstMaximum(of a: UnsafePointer<Double>, plus b: UnsafePointer<Double>, count: Int) -> (Double, Int?) {
+        var b0 = -Double.infinity, b1 = b0, b2 = b0, b3 = b0
+        var k = 0
+        while k + 4 <= count {
+            let v0 = a[k] + b[k], v1 = a[k + 1] + b[k + 1]
+            let v2 = a[k + 2] + b[k + 2], v3 = a[k + 3] + b[k + 3]
+            b0 = v0 > b0 ? v0 : b0
+            b1 = v1 > b1 ? v1 : b1
+            b2 = v2 > b2 ? v2 : b2
+            b3 = v3 > b3 ? v3 : b3
+            k += 4
+        }
+        while k < count {
+            let v = a[k] + b[k]
+            b0 = v > b0 ? v : b0
+            k += 1
+        }
+        let best = max(max(b0, b1), max(b2, b3))
+        guard best > -.infinity else { return (best, nil) }
+        k = 0
+        while k < count - 1 && a[k] + b[k] != best { k += 1 }
+        return (best, k)
     }
 }
