@@ -224,6 +224,8 @@ struct CLITests {
             ("degree.json", #"{"rhythm": {"placement": {"beatSmoothingDegree": 3}}}"#, "rhythm.placement.beatSmoothingDegree: 3 is outside"),
             ("backbeat.json", #"{"rhythm": {"downbeats": {"backbeatCorrelation": -2}}}"#, "rhythm.downbeats.backbeatCorrelation: -2 is outside"),
             ("tie.json", #"{"rhythm": {"level": {"salienceTie": 2}}}"#, "rhythm.level.salienceTie: 2 is outside"),
+            ("start.json", #"{"rhythm": {"tempo": {"startFrames": 100}}}"#, "rhythm.tempo.startFrames: 100 is outside"),
+            ("pitched.json", #"{"rhythm": {"tempo": {"pitchedShare": -1}}}"#, "rhythm.tempo.pitchedShare: -1 is outside"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

@@ -1211,3 +1211,50 @@ import Testing
                 == analyzer.refine(30, curve: lone, radius: 2, frameRate: frameRate, clusterSeconds: 0))
     }
 }
+
+/// The pulse test of step 2 (``RhythmAnalyzer/estimateTempo(_:frameRate:harmonicChange:harmonicRate:estimator:minimumSalience:)``):
+/// the onset of a file's start and the stronger pulse asked of unpitched sound.
+@Suite struct PulseTestTests {
+    /// A 7-s clip cut into music (a six-note chord at full level from the first sample, soft
+    /// plucks every 0.5 s): the file's start is an onset about 140 times the plucks' and
+    /// deflates the one autocorrelation window (score about 1 against 4.3). With the start capped
+    /// (``RhythmAnalyzer/Configuration/TempoSettings/startFrames``) it scores about 12 and the beats
+    /// fall on the plucks; with the cap off there are none.
+    @Test func clipCutIntoMusicGetsBeats() {
+        var samples = [Float](repeating: 0, count: Int(7 * Synth.rate))
+        Synth.chord(&samples, at: 0, length: 7, midi: [48, 55, 60, 64, 67, 72], gain: 0.05)
+        let plucks = stride(from: 0.25, to: 7, by: 0.5).map { $0 }
+        for t in plucks { Synth.pluck(&samples, at: t, midi: 76, gain: 0.04) }
+        let beats = Synth.analyze(samples).beats
+        #expect(beats.count >= 12)
+        #expect(Synth.hitRate(beats, plucks) >= 0.9)
+        var off = RhythmAnalyzer.Configuration()
+        off.tempo.startFrames = 0
+        #expect(Synth.analyze(samples, configuration: off).beats.isEmpty)
+    }
+
+    /// White noise with hi-hats every 0.5 s at a level where their pulse is faint (score about 6
+    /// with the start capped): unpitched, so it needs
+    /// ``RhythmAnalyzer/Configuration/TempoSettings/unpitchedMinimumSalience`` (7.5) and gets no beats;
+    /// at 4.3 it would. A chord is pitched and keeps 4.3.
+    @Test func unpitchedSoundNeedsAStrongerPulse() {
+        var noise = Synth.Noise(state: 3)
+        var samples = (0..<Int(15 * Synth.rate)).map { _ in 0.3 * noise.next() }
+        for t in stride(from: 0.25, to: 15, by: 0.5) { Synth.hat(&samples, at: t, noise: &noise, gain: 0.5) }
+        #expect(Synth.analyze(samples).beats.isEmpty)
+        var lenient = RhythmAnalyzer.Configuration()
+        lenient.tempo.unpitchedMinimumSalience = 4.3
+        #expect(Synth.analyze(samples, configuration: lenient).beats.count >= 20)
+
+        func threshold(_ samples: [Float]) -> Double {
+            let stage = FeatureStage(features: RhythmStage.features)
+            stage.append(samples)
+            return RhythmAnalyzer().minimumSalience(stage.finish(duration: Double(samples.count) / Synth.rate).chroma)
+        }
+        var chord = [Float](repeating: 0, count: Int(5 * Synth.rate))
+        Synth.chord(&chord, at: 0, length: 5, midi: [60, 64, 67])
+        #expect(threshold(samples) == 7.5)
+        #expect(threshold(chord) == 4.3)
+        #expect(RhythmAnalyzer().minimumSalience(nil) == 4.3)
+    }
+}

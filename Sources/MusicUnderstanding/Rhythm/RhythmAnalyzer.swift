@@ -49,14 +49,22 @@ public struct RhythmAnalyzer: Sendable {
         let harmony = features.chroma?.blockFeature
         let chordChange = harmonicChange(harmony), chordRate = harmony?.frameRate ?? 0
         let fps = onset.frameRate
-        // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience.
+        // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience
+        // (more for unpitched sound); failing that, again without the onset of the file's start.
         let estimator = TempoEstimator(configuration: configuration)
-        let tempoOnsets = tempoEstimationCurve(curve, onset: onset)
-        guard
-            var tempo = estimateTempo(
-                tempoOnsets, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate,
-                estimator: estimator)
-        else { return empty }
+        let threshold = minimumSalience(features.chroma)
+        var tempoOnsets = tempoEstimationCurve(curve, onset: onset)
+        func estimate(_ curve: [Float]) -> TempoEstimate? {
+            estimateTempo(
+                curve, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, estimator: estimator,
+                minimumSalience: threshold)
+        }
+        var estimated = estimate(tempoOnsets)
+        if estimated == nil, let capped = startCapped(tempoOnsets) {
+            tempoOnsets = capped
+            estimated = estimate(capped)
+        }
+        guard var tempo = estimated else { return empty }
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         let activation = makeActivation(

@@ -64,6 +64,16 @@ extension RhythmAnalyzer {
             /// Minimum pulse salience for beats to be reported: the autocorrelation peak in standard
             /// deviations of an unpulsed curve (default 4.3).
             public var minimumSalience: Double = 4.3
+            /// Minimum pulse salience of an unpitched input, one with less than ``pitchedShare`` of its
+            /// spectral energy in harmonic peaks (default 7.5; noise gives up to 6.3, drum loops 9 and more).
+            public var unpitchedMinimumSalience: Double = 7.5
+            /// Share of the spectral energy in the chroma's harmonic peaks below which an input is
+            /// unpitched (default 0.1; noise 0.02-0.095, the dev set's music 0.115 and more).
+            public var pitchedShare: Double = 0.1
+            /// Onset values at the input's start capped at the curve's 99th percentile for a second
+            /// tempo estimate when the first fails the pulse test, frames (default 3; 0 turns it off):
+            /// a file cut into music starts with an onset of the file, not of the music.
+            public var startFrames: Int = 3
             /// Weight of the autocorrelation at twice the period in the tempo score (default 0.5).
             public var harmonic2: Double = 0.5
             /// Weight of the autocorrelation at three times the period in the tempo score (default 1,

@@ -207,6 +207,8 @@ extension AnalysisConfiguration {
         ("rhythm.placement.beatSmoothingDegree", 1...2, { Double($0.rhythm.placement.beatSmoothingDegree) }),
         ("rhythm.downbeats.backbeatCorrelation", -1...1, { $0.rhythm.downbeats.backbeatCorrelation }),
         ("rhythm.level.salienceTie", 0.5...1, { $0.rhythm.level.salienceTie }),
+        ("rhythm.tempo.startFrames", 0...64, { Double($0.rhythm.tempo.startFrames) }),
+        ("rhythm.tempo.pitchedShare", 0...1, { $0.rhythm.tempo.pitchedShare }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
