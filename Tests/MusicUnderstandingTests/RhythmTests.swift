@@ -1148,6 +1148,19 @@ import Testing
         #expect(worstError(wholeFrame: false) > 10)
     }
 
+    /// Ring slots wrap correctly for any offset: a beat-state window wider than the period (an
+    /// observation λ of 0.5, which no check forbids) decodes without reading outside the rings,
+    /// and `slot` is the mathematical modulo from −3 periods to one.
+    @Test func beatStateWindowWiderThanThePeriod() {
+        for x in -90..<30 { #expect(BeatTracker.slot(x, period: 30) == ((x % 30) + 30) % 30) }
+        var configuration = RhythmAnalyzer.Configuration()
+        configuration.beats.observationLambda = 0.5
+        var activation = [Float](repeating: 0.1, count: 600)
+        for t in stride(from: 10, to: 600, by: 40) { activation[t] = 0.9 }
+        let beats = BeatTracker(configuration: configuration).decode(activation, minPeriod: 30, maxPeriod: 60, centrePeriod: 40)
+        #expect(beats.allSatisfy { activation.indices.contains($0) })
+    }
+
     /// The tracker's four-lane maximisation returns what a sequential scan keeping the first
     /// strict maximum returns: on random sums of every length from 1 to 13 (every tail of the
     /// lanes), on ties placed in each lane (the first index wins), and `nil` when every sum is −∞.

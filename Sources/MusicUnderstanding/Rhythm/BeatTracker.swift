@@ -137,8 +137,10 @@ struct BeatTracker: Sendable {
                         let llr = log(a * (obsL - 1) / (1 - a))
                         for j in 0..<m {
                             let tau = periods[j], w = beatWidth[j], base = offsets[j], p = phase[j]
-                            for phi in 0..<w { sc[base + (p >= phi ? p - phi : p - phi + tau)] += llr }
-                            for phi in max(w, tau - w)..<tau { sc[base + (p >= phi ? p - phi : p - phi + tau)] += llr }
+                            for phi in 0..<w { sc[base + Self.slot(p - phi, period: tau)] += llr }
+                            if w < tau {
+                                for phi in max(w, tau - w)..<tau { sc[base + Self.slot(p - phi, period: tau)] += llr }
+                            }
                         }
                         for j in 0..<m { phase[j] = phase[j] + 1 == periods[j] ? 0 : phase[j] + 1 }
                         // Keep the numbers small.
@@ -178,6 +180,15 @@ struct BeatTracker: Sendable {
         }
         return beats.reversed()
     }
+
+    /// `x` modulo `period`, in `0..<period`: `x` is a phase minus a position, so one addition
+    /// suffices unless a beat-state window is wider than the period (an observation λ below 1).
+    @inline(__always)
+    static func slot(_ x: Int, period: Int) -> Int {
+        if x >= 0 { return x < period ? x : x % period }
+        return x >= -period ? x + period : (x % period + period) % period
+    }
+
     /// The largest `a[k] + b[k]` for `k` in `0..<count`, and the first `k` that reaches it (`nil`
     /// when every sum is −∞): the maximisation over the sources of one period change. The
     /// maximum is taken in four independent lanes (exact: a maximum does not round), then the
