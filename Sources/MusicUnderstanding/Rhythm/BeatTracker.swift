@@ -194,6 +194,7 @@ struct BeatTracker: Sendable {
     /// maximum is taken in four independent lanes (exact: a maximum does not round), then the
     /// first index that reaches it is looked up, which is the index a sequential scan keeping
     /// the first strict maximum would return.
+    @inline(__always)
     static func firstMaximum(of a: UnsafePointer<Double>, plus b: UnsafePointer<Double>, count: Int) -> (Double, Int?) {
         var b0 = -Double.infinity, b1 = b0, b2 = b0, b3 = b0
         var k = 0
