@@ -487,6 +487,26 @@ import Testing
         #expect(RhythmAnalyzer.metricalRatio(0) == 1)
     }
 
+    /// The faster level of a short clip: 5 beats at 64 BPM (a 6-s clip read at its half note)
+    /// whose midpoints are as accented as the beats step to 128 BPM; 3 beats are too few to judge.
+    @Test func fasterLevelNeedsFourBeats() {
+        let fps = OctaveVoteTests.fps, period = 160
+        let analyzer = RhythmAnalyzer()
+        let estimator = TempoEstimator(configuration: analyzer.configuration)
+        let tempo = TempoEstimate(
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
+        func faster(beats count: Int) -> TempoEstimate? {
+            let beats = (0..<count).map { $0 * period }
+            var flux = [Float](repeating: 0, count: period * (count + 1))
+            for b in beats { flux[b] = 1; flux[b + period / 2] = 1 }
+            return analyzer.fasterLevel(of: tempo, beats: beats, relativeFlux: flux, radius: 2, frameRate: fps, estimator: estimator)
+        }
+        #expect(faster(beats: 5).map { abs($0.period - Double(period) / 2) < 1e-9 } == true)
+        #expect(faster(beats: 4) != nil)
+        #expect(faster(beats: 3) == nil)
+    }
+
     /// A near tie between the tracked level and the one at half its period goes to the window
     /// votes: beats at 64 BPM whose midpoints carry just too little accent for the faster level
     /// (95 % of what it needs) step to 128 BPM when the onset curve pulses at the half period,

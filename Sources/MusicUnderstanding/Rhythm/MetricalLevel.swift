@@ -61,7 +61,7 @@ extension RhythmAnalyzer {
     /// two, the faster level wins when `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on) ≥ 1`.
     /// Only where the faster level is nearer the preferred tempo (the current one slower than
     /// ``Configuration/TempoSettings/preferredBPM`` / √2) and not faster than ``Configuration/TempoSettings/maximumBeatBPM``,
-    /// with at least 8 beats.
+    /// with at least 4 beats (a clip of 5-8 s at a slow level has 4 to 7).
     ///
     /// **Near ties**, with a `votingCurve` (the tempo-estimation curve): where the salience falls
     /// just short (at least ``Configuration/LevelSettings/salienceTie`` of 1), the accents say
@@ -76,7 +76,7 @@ extension RhythmAnalyzer {
         frameRate: Double, estimator: TempoEstimator, votingCurve: [Float]? = nil
     ) -> TempoEstimate? {
         let period = tempo.period, half = tempo.period / 2
-        guard beats.count >= 8, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
+        guard beats.count >= 4, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
         guard gain > 1 else { return nil }
         let sums = accents(at: [0, 1 / 2], beats: beats, relativeFlux: rel, radius: radius)
@@ -120,14 +120,14 @@ extension RhythmAnalyzer {
     /// is taken when it is nearer the preferred tempo (its resonance larger), not faster than
     /// ``Configuration/TempoSettings/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
     /// (a triple, not a duple, subdivision; Lerdahl & Jackendoff 1983, metrical well-formedness)
-    /// and at least ``Configuration/LevelSettings/tripleLevelAccent`` of the beats' accent, with at least 8
+    /// and at least ``Configuration/LevelSettings/tripleLevelAccent`` of the beats' accent, with at least 4
     /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``.
     func tripleLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator
     ) -> TempoEstimate? {
         let period = tempo.period, third = tempo.period / 3
-        guard beats.count >= 8, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.tempo.maximumBeatBPM,
+        guard beats.count >= 4, !rel.isEmpty, third > 0, 60 * frameRate / third <= configuration.tempo.maximumBeatBPM,
             estimator.resonance(period: third, frameRate: frameRate) > estimator.resonance(period: period, frameRate: frameRate)
         else { return nil }
         let sums = accents(at: [0, 1 / 2, 1 / 3, 2 / 3], beats: beats, relativeFlux: rel, radius: radius)
