@@ -96,8 +96,9 @@ import Testing
         var configuration = RhythmAnalyzer.Configuration()
         configuration.level.octaveVoting = false
         let accented = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
-        let on = RhythmAnalyzer().votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)
-        let off = RhythmAnalyzer(configuration: configuration).votesForSlowerLevel(accented, frameRate: Self.fps, beatsPerMinute: 200)
+        let on = RhythmAnalyzer().votesForSlowerLevel(VotingCurve(accented, frameRate: Self.fps, analyzer: RhythmAnalyzer()), beatsPerMinute: 200)
+        let analyzer = RhythmAnalyzer(configuration: configuration)
+        let off = analyzer.votesForSlowerLevel(VotingCurve(accented, frameRate: Self.fps, analyzer: analyzer), beatsPerMinute: 200)
         #expect(on)
         #expect(!off)
     }

@@ -535,10 +535,10 @@ import Testing
         func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?) -> TempoEstimate? {
             analyzer.fasterLevel(
                 of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
-                votingCurve: votes)
+                votingCurve: votes.map { VotingCurve($0, frameRate: fps, analyzer: analyzer) })
         }
-        #expect(analyzer.votesForFasterLevel(pulses(every: period / 2), frameRate: fps, period: Double(period)))
-        #expect(!analyzer.votesForFasterLevel(pulses(every: period), frameRate: fps, period: Double(period)))
+        #expect(analyzer.votesForFasterLevel(VotingCurve(pulses(every: period / 2), frameRate: fps, analyzer: analyzer), period: Double(period)))
+        #expect(!analyzer.votesForFasterLevel(VotingCurve(pulses(every: period), frameRate: fps, analyzer: analyzer), period: Double(period)))
         let stepped = try #require(faster(analyzer, share: 0.95, votes: pulses(every: period / 2)))
         #expect(abs(stepped.period - Double(period) / 2) < 1e-9)
         #expect(faster(analyzer, share: 0.95, votes: pulses(every: period)) == nil)

@@ -73,7 +73,7 @@ extension RhythmAnalyzer {
     /// Its candidates put the faster level first (with the confidences the estimator gave them).
     func fasterLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: [Float]? = nil
+        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve? = nil
     ) -> TempoEstimate? {
         let period = tempo.period, half = tempo.period / 2
         guard beats.count >= 4, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
@@ -85,7 +85,7 @@ extension RhythmAnalyzer {
         let salience = gain * (on + mid) / (2 * on)
         if salience < 1 {
             guard let votingCurve, salience >= configuration.level.salienceTie,
-                votesForFasterLevel(votingCurve, frameRate: frameRate, period: period)
+                votesForFasterLevel(votingCurve, period: period)
             else { return nil }
         }
         return level(of: tempo, dividedBy: 2)
@@ -99,7 +99,7 @@ extension RhythmAnalyzer {
     /// tempo-estimation curve.
     func adjacentLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: [Float]
+        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve
     ) -> TempoEstimate? {
         guard configuration.level.adjacentLevelSalience else { return nil }
         return fasterLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)

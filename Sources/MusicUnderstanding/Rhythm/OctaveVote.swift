@@ -118,25 +118,47 @@ struct OctaveVote: Sendable {
     }
 }
 
-extension RhythmAnalyzer {
-    /// Whether the window votes (``OctaveVote``) on `curve` prefer twice the beat period of a
-    /// beat grid at `bpm` to the period itself, the slower level being at least
-    /// ``Configuration/TempoSettings/minimumBPM``.
-    func votesForSlowerLevel(_ curve: [Float], frameRate: Double, beatsPerMinute bpm: Float?) -> Bool {
-        guard let bpm, bpm > 0, Double(bpm) / 2 >= configuration.tempo.minimumBPM else { return false }
-        return octaveVotes(curve, frameRate: frameRate)?.prefer(period: 120 / Double(bpm), to: 60 / Double(bpm)) ?? false
+/// The curve the window votes are taken on (the tempo-estimation curve) and its votes under the
+/// settings of one analyzer, computed on first use: steps 5 (near ties of the faster level) and 8
+/// (the slower level) share them.
+final class VotingCurve {
+    /// One value per frame.
+    let curve: [Float]
+    /// Frames per second of `curve`.
+    let frameRate: Double
+    private let analyzer: RhythmAnalyzer
+
+    /// The votes of `curve` at `frameRate` with the settings of `analyzer`, not yet computed.
+    init(_ curve: [Float], frameRate: Double, analyzer: RhythmAnalyzer) {
+        self.curve = curve
+        self.frameRate = frameRate
+        self.analyzer = analyzer
     }
 
-    /// Whether the window votes (``OctaveVote``) on `curve` prefer half the beat period `period`
-    /// (frames at `frameRate`) to the period itself.
-    func votesForFasterLevel(_ curve: [Float], frameRate: Double, period: Double) -> Bool {
+    /// The window votes of ``OctaveVote`` on the curve (``RhythmAnalyzer/octaveVotes(_:frameRate:)``), computed once.
+    lazy var votes: OctaveVote.Votes? = analyzer.octaveVotes(curve, frameRate: frameRate)
+}
+
+extension RhythmAnalyzer {
+    /// Whether the window votes (``OctaveVote``) of `voting` prefer twice the beat period of a
+    /// beat grid at `bpm` to the period itself, the slower level being at least
+    /// ``Configuration/TempoSettings/minimumBPM``.
+    func votesForSlowerLevel(_ voting: VotingCurve, beatsPerMinute bpm: Float?) -> Bool {
+        guard let bpm, bpm > 0, Double(bpm) / 2 >= configuration.tempo.minimumBPM else { return false }
+        return voting.votes?.prefer(period: 120 / Double(bpm), to: 60 / Double(bpm)) ?? false
+    }
+
+    /// Whether the window votes (``OctaveVote``) of `voting` prefer half the beat period `period`
+    /// (frames of the curve) to the period itself.
+    func votesForFasterLevel(_ voting: VotingCurve, period: Double) -> Bool {
+        let frameRate = voting.frameRate
         guard period > 0, frameRate > 0 else { return false }
-        return octaveVotes(curve, frameRate: frameRate)?.prefer(period: period / 2 / frameRate, to: period / frameRate) ?? false
+        return voting.votes?.prefer(period: period / 2 / frameRate, to: period / frameRate) ?? false
     }
 
     /// The window votes of ``OctaveVote`` on `curve` over the tempo range, or `nil` when
     /// ``Configuration/LevelSettings/octaveVoting`` is off or the curve is shorter than a window.
-    private func octaveVotes(_ curve: [Float], frameRate: Double) -> OctaveVote.Votes? {
+    func octaveVotes(_ curve: [Float], frameRate: Double) -> OctaveVote.Votes? {
         guard configuration.level.octaveVoting else { return nil }
         return OctaveVote(preferredPeriod: configuration.level.octaveVotePeriod).votes(
             curve, frameRate: frameRate, minimumBPM: configuration.tempo.minimumBPM, maximumBPM: configuration.tempo.maximumBPM)

@@ -65,6 +65,8 @@ public struct RhythmAnalyzer: Sendable {
             estimated = estimate(capped)
         }
         guard var tempo = estimated else { return empty }
+        // The window votes of steps 5 and 8, on the curve the tempo came from.
+        let voting = VotingCurve(tempoOnsets, frameRate: fps, analyzer: self)
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         let activation = makeActivation(
@@ -80,7 +82,7 @@ public struct RhythmAnalyzer: Sendable {
         // 5. The level at half or a third of the period, when its beats are the more salient to a listener.
         if let adjacent = adjacentLevel(
             of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
-            frameRate: fps, estimator: estimator, votingCurve: tempoOnsets)
+            frameRate: fps, estimator: estimator, votingCurve: voting)
         {
             let retracked = track(around: adjacent.period)
             if retracked.frames.count >= 2 { tempo = adjacent; beats = retracked }
@@ -102,7 +104,7 @@ public struct RhythmAnalyzer: Sendable {
         // are not halved (as `fold` keeps them).
         if beatTimes.count >= 8, bars.beatsPerBar.map({ $0 % 2 == 0 }) ?? true,
             accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
-            votesForSlowerLevel(tempoOnsets, frameRate: fps, beatsPerMinute: bpm)
+            votesForSlowerLevel(voting, beatsPerMinute: bpm)
         {
             halve(
                 &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeats: bars.downbeats, curve: curve)
