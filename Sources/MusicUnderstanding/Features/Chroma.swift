@@ -93,6 +93,13 @@ public struct ChromaFeatures: Sendable {
     public var tuningCents: Double
     /// Number of chroma vectors.
     public var count: Int { vectors.count / 12 }
+    /// The share of the whole input's spectral energy in harmonic peaks (``harmonicEnergy`` over
+    /// ``spectralEnergy``, summed over the vectors); `nil` without spectral energy.
+    public var harmonicShare: Double? {
+        let spectral = spectralEnergy.reduce(0.0) { $0 + Double($1) }
+        guard spectral > 0 else { return nil }
+        return harmonicEnergy.reduce(0.0) { $0 + Double($1) } / spectral
+    }
     /// Estimated frequency of A4, Hz.
     public var referenceFrequency: Double { 440 * pow(2, tuningCents / 1200) }
 

@@ -26,8 +26,8 @@ extension RhythmAnalyzer {
 
     /// The pulse salience an input needs for beats: ``Configuration/TempoSettings/minimumSalience``, or
     /// ``Configuration/TempoSettings/unpitchedMinimumSalience`` (when larger) for an unpitched input, one
-    /// with less than ``Configuration/TempoSettings/pitchedShare`` of the spectral energy of `chroma` in
-    /// harmonic peaks (the chroma's median-filter test, Fitzgerald 2010).
+    /// with a ``ChromaFeatures/harmonicShare`` below ``Configuration/TempoSettings/pitchedShare`` (the
+    /// chroma's median-filter test, Fitzgerald 2010).
     ///
     /// Noise has no harmonic peaks (0.02-0.095 of its energy pass the test) and, in a few cases
     /// in a hundred, a periodicity above 4.3 by chance (up to 6.3 on 738 white, pink and brown
@@ -37,9 +37,7 @@ extension RhythmAnalyzer {
     func minimumSalience(_ chroma: ChromaFeatures?) -> Double {
         let pitched = configuration.tempo.minimumSalience
         guard let chroma else { return pitched }
-        let spectral = chroma.spectralEnergy.reduce(0.0) { $0 + Double($1) }
-        let harmonic = chroma.harmonicEnergy.reduce(0.0) { $0 + Double($1) }
-        guard spectral > 0, harmonic / spectral >= configuration.tempo.pitchedShare else {
+        guard let share = chroma.harmonicShare, share >= configuration.tempo.pitchedShare else {
             return max(pitched, configuration.tempo.unpitchedMinimumSalience)
         }
         return pitched
