@@ -177,6 +177,50 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         }
     }
 
+    /// The chroma's harmonic test without the frequency median (a count of the window's values
+    /// below `t / β`) decides as the median does, on spectra with many ties and at both edges.
+    @Test func chromaHarmonicTestMatchesTheFrequencyMedian() {
+        var g = FeatureSynth.Noise(state: 11)
+        for _ in 0..<3000 {
+            let x = (0..<24).map { _ in ((g.next() + 1) * 4).rounded() / 4 }
+            let k = Int(((g.next() + 1) * 12).rounded(.down)) % 24
+            let half = 1 + Int(((g.next() + 1) * 4).rounded(.down)) % 8
+            let beta: Float = [1, 2, 1.5][k % 3]
+            let t = ((g.next() + 1) * 8).rounded() / 4
+            let window = Array(x[max(0, k - half)...min(23, k + half)]).sorted()
+            let expected = t > beta * window[window.count / 2]
+            let decided = x.withUnsafeBufferPointer {
+                ChromaAccumulator.exceedsFrequencyMedian(t, $0, around: k, half: half, factor: beta)
+            }
+            #expect(decided == expected, "\(x) k \(k) half \(half) t \(t)")
+        }
+    }
+
+    /// The rank selection and the chroma's temporal median (a min/max network for the default
+    /// five frames) against sorting, on values with many ties.
+    @Test func chromaTemporalMedianMatchesSorting() {
+        var g = FeatureSynth.Noise(state: 12)
+        for trial in 0..<3000 {
+            let values = (0..<(1 + trial % 9)).map { _ in ((g.next() + 1) * 3).rounded() }
+            let rank = 1 + trial % values.count
+            var copy = values
+            let selected = copy.withUnsafeMutableBufferPointer { ChromaAccumulator.largest($0, count: values.count, rank: rank) }
+            #expect(selected == values.sorted(by: >)[rank - 1], "\(values) rank \(rank)")
+            // Frames of 4 bins; the median of max(x[k-1], x[k], x[k+1]) at k = 1 over them.
+            let frames = values.count
+            let ring = (0..<(4 * frames)).map { _ in ((g.next() + 1) * 3).rounded() }
+            let rows = (0..<frames).map { 4 * $0 }
+            let maxima = rows.map { ring[$0...($0 + 2)].max() ?? 0 }
+            var scratch = [Float](repeating: 0, count: frames)
+            let median = ring.withUnsafeBufferPointer { r in
+                rows.withUnsafeBufferPointer { o in
+                    scratch.withUnsafeMutableBufferPointer { ChromaAccumulator.timeMedian(r, o, frames, 1, $0) }
+                }
+            }
+            #expect(median == maxima.sorted(by: >)[frames / 2], "\(maxima)")
+        }
+    }
+
     @Test func harmonicPercussiveEdgeCases() {
         // No frames at all, and fewer frames than the median window.
         let empty = HarmonicPercussiveAccumulator(configuration: FeatureSynth.configuration).finish()

@@ -22,6 +22,72 @@ import Testing
         #expect(StructureAnalyzer.subdivided([], longest: 0.6).isEmpty)
     }
 
+    /// The mutual nearest-neighbour plot keeps each frame's `share · n` nearest frames, ties at
+    /// the k-th distance taken in index order (as a stable sort of the frames would), on frames
+    /// of few distinct values (many tied distances).
+    @Test func recurrenceKeepsTheNearestWithTiesInIndexOrder() {
+        var g = FeatureSynth.Noise(state: 21)
+        for n in [5, 9, 30, 61] {
+            let d = 2
+            let x = (0..<(n * d)).map { _ in ((g.next() + 1) * 2).rounded() }
+            let share = 0.2
+            let r = StructuralFeatures.recurrence(x, count: n, dimension: d, share: share)
+            let k = min(n - 1, max(1, Int(share * Double(n))))
+            func distance(_ i: Int, _ j: Int) -> Float {
+                (0..<d).reduce(Float(0)) { $0 + (x[i * d + $1] - x[j * d + $1]) * (x[i * d + $1] - x[j * d + $1]) }
+            }
+            // Reference: a stable sort of the other frames by distance, its first k.
+            var nearest = [Set<Int>]()
+            for i in 0..<n {
+                let others = (0..<n).filter { $0 != i }.enumerated().sorted {
+                    distance(i, $0.element) != distance(i, $1.element)
+                        ? distance(i, $0.element) < distance(i, $1.element) : $0.offset < $1.offset
+                }
+                nearest.append(Set(others.prefix(k).map(\.element)))
+            }
+            for i in 0..<n {
+                for j in 0..<n {
+                    let mutual: Float = nearest[i].contains(j) && nearest[j].contains(i) ? 1 : 0
+                    #expect(r[i * n + j] == mutual, "n \(n): \(i), \(j)")
+                }
+            }
+        }
+    }
+
+    /// The Gaussian smoothing of the time-lag matrix, which skips the plot's zeros, gives the
+    /// dense sums bit for bit: on sparse binary plots, on signed values, and on plots narrower
+    /// than the kernels (reflected more than once).
+    @Test func lagSmoothingEqualsTheDenseSums() {
+        var g = FeatureSynth.Noise(state: 22)
+        let features = StructuralFeatures()
+        for (n, signed) in [(3, false), (12, false), (40, true), (130, false)] {
+            let r: [Float] = (0..<(n * n)).map { _ in
+                let u = g.next()
+                return signed ? (u * 4).rounded() / 4 : (u > 0.8 ? 1 : 0)
+            }
+            let time = StructuralFeatures.kernel(sigma: features.settings.timeSigma)
+            let across = StructuralFeatures.kernel(sigma: features.settings.lagSigma)
+            var lag = [Float](repeating: 0, count: n * n)
+            for i in 0..<n { for l in 0..<n { lag[i * n + l] = r[i * n + (i + l) % n] } }
+            var smoothed = [Float](repeating: 0, count: n * n)
+            for i in 0..<n {
+                for (t, w) in time.enumerated() where w > 0 {
+                    let src = Smoothing.reflect(i + t - time.count / 2, n)
+                    for l in 0..<n { smoothed[i * n + l] += w * lag[src * n + l] }
+                }
+            }
+            var expected = [Float](repeating: 0, count: n * n)
+            for i in 0..<n {
+                for l in 0..<n {
+                    var s: Float = 0
+                    for (t, w) in across.enumerated() { s += w * smoothed[i * n + Smoothing.reflect(l + t - across.count / 2, n)] }
+                    expected[i * n + l] = s
+                }
+            }
+            #expect(features.lagSmoothed(r, count: n) == expected, "n \(n)")
+        }
+    }
+
     @Test func ababcbFromBarFeatures() {
         let features = StructureFixture.bars(form: "ABABCB")
         let edges = StructureFixture.edges(count: 48)

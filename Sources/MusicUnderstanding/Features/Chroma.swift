@@ -332,38 +332,9 @@ final class ChromaAccumulator: SpectralFrameConsumer {
                                 // A sinusoid's Hann main lobe spans ±2 bins: require a maximum over them.
                                 guard m > floor, m > x[k - 1], m >= x[k + 1], m > x[k - 2], m >= x[k + 2] else { k += 1; continue }
                                 // Harmonic/percussive test (Fitzgerald 2010, binary mask with
-                                // separation factor beta): harmonic when the median over time of the
-                                // bin (max of k-1...k+1 per frame, tolerating slight drift) exceeds
-                                // beta × the median over frequency around the bin. The time median
-                                // exceeds a limit exactly when more than half of its values do, so it
-                                // is tested by counting. The frequency median p (rank half+1 of
-                                // 2·half+1 values) lies between the min and the max of any half+1 of
-                                // the values; bounds from the values farthest from the peak decide
-                                // most peaks without computing p.
-                                let needed = rowCount / 2 + 1
-                                var verdict = 0  // 1 harmonic, -1 not, 0 undecided
-                                if k - half >= 0 && k + half < storedBins {
-                                    var upper: Float = 0, lower = Float.greatestFiniteMagnitude
-                                    for j in (k - half)...(k - half + half / 2) {
-                                        upper = max(upper, x[j]); lower = min(lower, x[j])
-                                    }
-                                    for j in (k + half - (half - half / 2 - 1))...(k + half) {
-                                        upper = max(upper, x[j]); lower = min(lower, x[j])
-                                    }
-                                    if Self.countAbove(r, rows, rowCount, k, beta * upper, needed) {
-                                        verdict = 1
-                                    } else if !Self.countAbove(r, rows, rowCount, k, beta * lower, needed) {
-                                        verdict = -1
-                                    }
-                                }
-                                if verdict == 0 {
-                                    let lo = max(0, k - half), hi = min(storedBins - 1, k + half)
-                                    var n = 0
-                                    for j in lo...hi { tmp[n] = x[j]; n += 1 }
-                                    let p = Self.median(tmp, count: n)
-                                    verdict = Self.countAbove(r, rows, rowCount, k, beta * p, needed) ? 1 : -1
-                                }
-                                guard verdict > 0 else { k += 2; continue }
+                                // separation factor beta), on the bin's temporal median.
+                                let t = Self.timeMedian(r, rows, rowCount, k, tmp)
+                                guard Self.exceedsFrequencyMedian(t, x, around: k, half: half, factor: beta) else { k += 2; continue }
                                 // Parabolic interpolation on log magnitude.
                                 let a = logf(max(x[k - 1], 1e-12)), b = logf(m), c = logf(max(x[k + 1], 1e-12))
                                 let delta = min(0.5, max(-0.5, PeakPicking.parabolicOffset(a, b, c) ?? 0))
@@ -415,38 +386,64 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         blockFrames = 0
     }
 
-    /// Whether at least `needed` of the frames at ring offsets `rows` have
-    /// `max(x[k-1], x[k], x[k+1]) > limit`.
+    /// The temporal median of bin `k`: the `rowCount / 2 + 1`-th largest of
+    /// `max(x[k-1], x[k], x[k+1])` over the frames at ring
+    /// offsets `rows`. At least that many of the frames exceed a limit exactly when this value
+    /// does, which is the temporal half of the harmonic test. `scratch` holds at least
+    /// `rowCount` values.
     @inline(__always)
-    private static func countAbove(
-        _ r: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int>, _ rowCount: Int,
-        _ k: Int, _ limit: Float, _ needed: Int
-    ) -> Bool {
-        var above = 0, remaining = rowCount, t = 0
-        while t < rowCount && above < needed && above + remaining >= needed {
+    static func timeMedian(
+        _ r: UnsafeBufferPointer<Float>, _ rows: UnsafeBufferPointer<Int>, _ rowCount: Int, _ k: Int,
+        _ scratch: UnsafeMutableBufferPointer<Float>
+    ) -> Float {
+        @inline(__always) func value(_ t: Int) -> Float {
             let b = rows[t] + k
-            if max(r[b - 1], max(r[b], r[b + 1])) > limit { above += 1 }
-            remaining -= 1
-            t += 1
+            return max(r[b - 1], max(r[b], r[b + 1]))
         }
-        return above >= needed
+        if rowCount == 5 {
+            // The default window (17 frames at stride 4): the median of five by min/max,
+            // median3(e, max(min(a, b), min(c, d)), min(max(a, b), max(c, d))).
+            let a = value(0), b = value(1), c = value(2), d = value(3), e = value(4)
+            let f = max(min(a, b), min(c, d)), g = min(max(a, b), max(c, d))
+            return max(min(e, f), min(max(e, f), g))
+        }
+        for t in 0..<rowCount { scratch[t] = value(t) }
+        return largest(scratch, count: rowCount, rank: rowCount / 2 + 1)
     }
 
-    /// Median (the element of rank `count / 2`) of the first `count` values of `values`: keeps
-    /// the `count / 2 + 1` smallest values seen in sorted order at the front of the buffer, so
-    /// values above the current candidate cost one comparison.
-    private static func median(_ values: UnsafeMutableBufferPointer<Float>, count: Int) -> Float {
+    /// The harmonic test of a peak at bin `k` (Fitzgerald 2010, the binary mask with separation
+    /// factor β): whether the temporal median `t` of the bin exceeds `factor` (β) times the
+    /// median `p` of the spectrum `x` over bins `k − half ... k + half` (clipped to `x`).
+    ///
+    /// `p` itself is never formed: `t > β·p` holds exactly when at least `n/2 + 1` of the `n`
+    /// values `v` have `β·v < t`, as `p` is the value of rank `n/2` and `β·v` is monotone in `v`
+    /// (also in floating point). One branch-free count replaces sorting the window.
+    @inline(__always)
+    static func exceedsFrequencyMedian(
+        _ t: Float, _ x: UnsafeBufferPointer<Float>, around k: Int, half: Int, factor beta: Float
+    ) -> Bool {
+        let lo = max(0, k - half), hi = min(x.count - 1, k + half)
+        guard lo <= hi else { return false }
+        var below = 0
+        for j in lo...hi { below &+= beta * x[j] < t ? 1 : 0 }
+        return below >= (hi - lo + 1) / 2 + 1
+    }
+
+    /// The `rank`-th largest (1-based) of the first `count` values of `values` (`1 ≤ rank ≤
+    /// count`): keeps the `rank` largest values seen in descending order at the front of the
+    /// buffer, so a value below the current candidate costs one comparison.
+    static func largest(_ values: UnsafeMutableBufferPointer<Float>, count: Int, rank: Int) -> Float {
         guard count > 0 else { return 0 }
-        let keep = count / 2 + 1
+        let keep = min(count, max(1, rank))
         var filled = 0
         for i in 0..<count {
             let v = values[i]
             if filled == keep {
-                guard v < values[keep - 1] else { continue }
+                guard v > values[keep - 1] else { continue }
                 filled -= 1
             }
             var j = filled - 1
-            while j >= 0 && values[j] > v {
+            while j >= 0 && values[j] < v {
                 values[j + 1] = values[j]
                 j -= 1
             }

@@ -110,16 +110,30 @@ struct StructuralFeatures: Sendable {
                 distance[j * n + i] = s
             }
         }
+        // Each row's k nearest, as a stable sort of the other frames by distance would take them:
+        // every frame closer than the k-th smallest distance, then the frames at that distance
+        // in index order.
         var neighbour = [Bool](repeating: false, count: n * n)
-        var order = [Int](repeating: 0, count: n - 1)
-        for i in 0..<n {
+        var sorted = [Float](repeating: 0, count: max(0, n - 1))
+        for i in 0..<n where k >= 1 {
             var o = 0
             for j in 0..<n where j != i {
-                order[o] = j
+                sorted[o] = distance[i * n + j]
                 o += 1
             }
-            order.sort { distance[i * n + $0] < distance[i * n + $1] }
-            for j in order.prefix(k) { neighbour[i * n + j] = true }
+            sorted.sort()
+            let kth = sorted[k - 1]
+            var ties = k
+            for j in 0..<n where j != i && distance[i * n + j] < kth { ties -= 1 }
+            for j in 0..<n where j != i {
+                let v = distance[i * n + j]
+                if v < kth {
+                    neighbour[i * n + j] = true
+                } else if v == kth && ties > 0 {
+                    neighbour[i * n + j] = true
+                    ties -= 1
+                }
+            }
         }
         var r = [Float](repeating: 0, count: n * n)
         for i in 0..<n { for j in 0..<n where neighbour[i * n + j] && neighbour[j * n + i] { r[i * n + j] = 1 } }
@@ -131,25 +145,47 @@ struct StructuralFeatures: Sendable {
     /// structure feature of frame `i`.
     func lagSmoothed(_ r: [Float], count n: Int) -> [Float] {
         var lag = [Float](repeating: 0, count: n * n)
-        for i in 0..<n { for l in 0..<n { lag[i * n + l] = r[i * n + (i + l) % n] } }
+        for i in 0..<n {
+            for l in 0..<(n - i) { lag[i * n + l] = r[i * n + i + l] }
+            for l in (n - i)..<n { lag[i * n + l] = r[i * n + i + l - n] }
+        }
         let time = Self.kernel(sigma: settings.timeSigma)
         let across = Self.kernel(sigma: settings.lagSigma)
         // Along time (rows), then along lag (columns); edges reflected as in scipy's filters.
+        // The recurrence plot is sparse (at most `share · n` neighbours per row), and a zero adds
+        // nothing to a sum, so each row adds only its nonzero lags, still in kernel order.
+        var starts = [Int](repeating: 0, count: n + 1)
+        var nonzero = [Int]()
+        for i in 0..<n {
+            for l in 0..<n where lag[i * n + l] != 0 { nonzero.append(l) }
+            starts[i + 1] = nonzero.count
+        }
         var smoothed = [Float](repeating: 0, count: n * n)
         let rt = time.count / 2
         for i in 0..<n {
             for (t, w) in time.enumerated() where w > 0 {
                 let src = Smoothing.reflect(i + t - rt, n)
-                for l in 0..<n { smoothed[i * n + l] += w * lag[src * n + l] }
+                for l in nonzero[starts[src]..<starts[src + 1]] { smoothed[i * n + l] += w * lag[src * n + l] }
             }
         }
         var out = [Float](repeating: 0, count: n * n)
         let rl = across.count / 2
-        for i in 0..<n {
-            for l in 0..<n {
-                var s: Float = 0
-                for (t, w) in across.enumerated() { s += w * smoothed[i * n + Smoothing.reflect(l + t - rl, n)] }
-                out[i * n + l] = s
+        // Lags whose whole kernel lies inside the row need no reflection; each sum still adds
+        // the taps in kernel order.
+        let inner = min(rl, n)..<max(min(rl, n), n - rl)
+        smoothed.withUnsafeBufferPointer { sm in
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<n {
+                    let row = i * n
+                    for l in 0..<n where !inner.contains(l) {
+                        var s: Float = 0
+                        for (t, w) in across.enumerated() { s += w * sm[row + Smoothing.reflect(l + t - rl, n)] }
+                        o[row + l] = s
+                    }
+                    for (t, w) in across.enumerated() {
+                        for l in inner { o[row + l] += w * sm[row + l + t - rl] }
+                    }
+                }
             }
         }
         return out
