@@ -73,6 +73,23 @@ extension RhythmAnalyzer {
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve? = nil
     ) -> TempoEstimate? {
+        guard
+            let salience = fasterLevelSalience(
+                of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator),
+            takesFasterLevel(salience: salience, period: tempo.period, votingCurve: votingCurve)
+        else { return nil }
+        return level(of: tempo, dividedBy: 2)
+    }
+
+    /// The salience of the level at half the period of `tempo` relative to the tracked level,
+    /// `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on)`, or `nil` where that level is not
+    /// a candidate (fewer than 4 beats, faster than ``Configuration/TempoSettings/maximumBeatBPM``,
+    /// not nearer the preferred tempo, no accent on the beats); see
+    /// ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``.
+    func fasterLevelSalience(
+        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
+        frameRate: Double, estimator: TempoEstimator
+    ) -> Double? {
         let period = tempo.period, half = tempo.period / 2
         guard beats.count >= 4, !rel.isEmpty, half > 0, 60 * frameRate / half <= configuration.tempo.maximumBeatBPM else { return nil }
         let gain = estimator.resonance(period: half, frameRate: frameRate) / max(1e-12, estimator.resonance(period: period, frameRate: frameRate))
@@ -80,13 +97,16 @@ extension RhythmAnalyzer {
         let sums = accents(at: [0, 1 / 2], beats: beats, relativeFlux: rel, radius: radius)
         let on = sums[0], mid = sums[1]
         guard on > 0 else { return nil }
-        let salience = gain * (on + mid) / (2 * on)
-        if salience < 1 {
-            guard let votingCurve, salience >= configuration.level.salienceTie,
-                votesForFasterLevel(votingCurve, period: period)
-            else { return nil }
-        }
-        return level(of: tempo, dividedBy: 2)
+        return gain * (on + mid) / (2 * on)
+    }
+
+    /// Whether the faster level's `salience` takes it: at 1 or more, or on a near tie
+    /// (``Configuration/LevelSettings/salienceTie``) when the window votes on `votingCurve`
+    /// prefer half the `period`.
+    private func takesFasterLevel(salience: Double, period: Double, votingCurve: VotingCurve?) -> Bool {
+        if salience >= 1 { return true }
+        guard let votingCurve, salience >= configuration.level.salienceTie else { return false }
+        return votesForFasterLevel(votingCurve, period: period)
     }
 
     /// Step 5: the level a listener taps instead of the tracked one, at half or a third of the
@@ -100,11 +120,19 @@ extension RhythmAnalyzer {
         frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve
     ) -> TempoEstimate? {
         guard configuration.level.adjacentLevelSalience else { return nil }
-        return fasterLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
-            ?? tripleLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
-            ?? fasterLevel(
-                of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator,
-                votingCurve: votingCurve)
+        // The faster level's salience is computed once and decided twice: clearly, then on a near tie.
+        let salience = fasterLevelSalience(
+            of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
+        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: nil) {
+            return level(of: tempo, dividedBy: 2)
+        }
+        if let triple = tripleLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator) {
+            return triple
+        }
+        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: votingCurve) {
+            return level(of: tempo, dividedBy: 2)
+        }
+        return nil
     }
 
     /// The metrical level at a third of the period of `tempo` when the tracked beats are the bars
