@@ -141,9 +141,10 @@ public struct ChromaFeatures: Sendable {
 
 /// Computes the HPCP frame by frame, streaming, with bounded state.
 ///
-/// Per frame the work is a scan of the bins between the frequency limits for local maxima, two
-/// 17-value medians per candidate peak and a few table look-ups per harmonic; nothing is
-/// allocated per frame. Frames are processed with a delay of half the temporal median filter
+/// Per frame the work is a scan of the bins between the frequency limits for local maxima, per
+/// candidate peak a five-frame temporal median and one count over its 17 neighbouring bins
+/// (``exceedsFrequencyMedian(_:_:around:half:factor:)``), and a few table look-ups per harmonic;
+/// nothing is allocated per frame. Frames are processed with a delay of half the temporal median filter
 /// (about 93 ms).
 final class ChromaAccumulator: SpectralFrameConsumer {
     private let configuration: FeatureConfiguration
