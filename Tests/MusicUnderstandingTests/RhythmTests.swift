@@ -295,16 +295,14 @@ import Testing
         #expect(tracker.backbeatCorrelation(low: kicks, high: kicks.map { 0.5 * $0 + 1 }) > 0.9)
         #expect(tracker.backbeatCorrelation(low: [1, 0, 1, 0], high: [0, 1, 0, 1]) == 0)
 
-        /// The standardised low- and high-band onset cues at the beats that `samples` are tracked on.
-        func cues(_ samples: [Float]) -> (low: [Double], high: [Double])? {
+        /// The downbeat tracker's own cues at the beats that `samples` are tracked on.
+        func cues(_ samples: [Float]) -> DownbeatTracker.BeatCues? {
             let stage = FeatureStage(features: RhythmStage.features)
             stage.append(samples)
             let features = stage.finish(duration: Double(samples.count) / Synth.rate)
             guard let onset = features.onset else { return nil }
             let beats = RhythmAnalyzer().analyze(features).beats.map { Int(($0 * onset.frameRate).rounded()) }
-            let low = beats.map { Double(PeakPicking.windowMaximum(onset.lowStrength, around: $0, radius: 2)) }
-            let high = beats.map { Double(PeakPicking.windowMaximum(onset.highStrength, around: $0, radius: 2)) }
-            return (tracker.robustStandardised(low), tracker.robustStandardised(high))
+            return tracker.beatCues(beatFrames: beats, onset: onset)
         }
         let beat = 0.5, threshold = RhythmAnalyzer.Configuration().downbeats.backbeatCorrelation
         var rock = [Float](repeating: 0, count: Int(34 * Synth.rate))

@@ -34,13 +34,25 @@ struct DownbeatTracker: Sendable {
         var scorePerBeat: Double = 0
     }
 
-    /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
-    /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/DownbeatSettings/harmonicContextBeats``);
-    /// every cue is robustly standardised over the piece.
-    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int]) -> [[Double]] {
+    /// The onset cues at the beats, robustly standardised over the piece: the low-band and
+    /// high-band onsets and the broadband accent (the largest value within 2 frames of each beat),
+    /// the dynamic stress (mean log energy from a beat to the next), and which beats follow a rest.
+    struct BeatCues: Sendable {
+        /// Low-band onsets; never positive after a rest.
+        var low: [Double]
+        /// High-band onsets.
+        var high: [Double]
+        /// Broadband onsets; never positive after a rest.
+        var accent: [Double]
+        /// Dynamic stress.
+        var loudness: [Double]
+        /// Whether each beat follows a rest (a beat whose stress is at most −``RhythmAnalyzer/Configuration/DownbeatSettings/restThreshold``).
+        var afterRest: [Bool]
+    }
+
+    /// The onset cues at `beatFrames` (see ``BeatCues``).
+    func beatCues(beatFrames: [Int], onset: OnsetFeatures) -> BeatCues {
         let k = beatFrames.count
-        guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
-        let n = onset.strength.count
         var low = [Double](repeating: 0, count: k)
         var high = [Double](repeating: 0, count: k)
         var accent = [Double](repeating: 0, count: k)
@@ -58,6 +70,29 @@ struct DownbeatTracker: Sendable {
                 loudness[i] = Double(sum) / Double(hi - lo)
             }
         }
+        var zl = robustStandardised(low), za = robustStandardised(accent)
+        let ze = robustStandardised(loudness)
+        // After a rest (a beat whose loudness is an outlier below the piece's median) the
+        // onset-based cues are inflated: the whitening memory has decayed, and the chroma
+        // change is measured against silence. Phrases after a breath also often begin with an
+        // anacrusis (grouping out of phase with the metre, Lerdahl & Jackendoff 1983 §2.3), so
+        // there these cues may only count against a bar line, never for one.
+        let rest = -abs(configuration.downbeats.restThreshold)
+        let afterRest = (0..<k).map { $0 > 0 && ze[$0 - 1] <= rest }
+        for i in 0..<k where afterRest[i] {
+            zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
+        }
+        return BeatCues(low: zl, high: robustStandardised(high), accent: za, loudness: ze, afterRest: afterRest)
+    }
+
+    /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
+    /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/DownbeatSettings/harmonicContextBeats``);
+    /// every cue is robustly standardised over the piece.
+    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int]) -> [[Double]] {
+        let k = beatFrames.count
+        guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
+        let n = onset.strength.count
+        let cues = beatCues(beatFrames: beatFrames, onset: onset)
         // Beat-synchronous chroma: mean profile between consecutive beats (the last beat spans
         // one more beat interval), by the shared segment aggregation.
         var segment = [[Double]](repeating: [Double](repeating: 0, count: 12), count: k)
@@ -89,29 +124,17 @@ struct DownbeatTracker: Sendable {
             }
             return harm
         }
-        var zl = robustStandardised(low), za = robustStandardised(accent)
-        let ze = robustStandardised(loudness)
-        // After a rest (a beat whose loudness is an outlier below the piece's median) the
-        // onset-based cues are inflated: the whitening memory has decayed, and the chroma
-        // change is measured against silence. Phrases after a breath also often begin with an
-        // anacrusis (grouping out of phase with the metre, Lerdahl & Jackendoff 1983 §2.3), so
-        // there these cues may only count against a bar line, never for one.
-        let rest = -abs(configuration.downbeats.restThreshold)
-        let afterRest = (0..<k).map { $0 > 0 && ze[$0 - 1] <= rest }
-        for i in 0..<k where afterRest[i] {
-            zl[i] = min(zl[i], 0); za[i] = min(za[i], 0)
-        }
         // A backbeat (snare on the beats between the kicks) puts the accents on the weak beats
         // (a threshold of -1 turns the test off).
         let threshold = configuration.downbeats.backbeatCorrelation
-        let backbeat = threshold > -1 && backbeatCorrelation(low: zl, high: robustStandardised(high)) <= threshold
+        let backbeat = threshold > -1 && backbeatCorrelation(low: cues.low, high: cues.high) <= threshold
         let accentWeight = backbeat ? 0 : configuration.downbeats.accentWeight
         return harmonicSpans.map { span in
             var zh = robustStandardised(harmonicChange(span: max(1, span)))
-            for i in 0..<k where afterRest[i] { zh[i] = min(zh[i], 0) }
+            for i in 0..<k where cues.afterRest[i] { zh[i] = min(zh[i], 0) }
             return (0..<k).map { i in
-                configuration.downbeats.harmonicWeight * zh[i] + configuration.downbeats.lowOnsetWeight * zl[i]
-                    + accentWeight * za[i] + configuration.downbeats.loudnessWeight * ze[i]
+                configuration.downbeats.harmonicWeight * zh[i] + configuration.downbeats.lowOnsetWeight * cues.low[i]
+                    + accentWeight * cues.accent[i] + configuration.downbeats.loudnessWeight * cues.loudness[i]
             }
         }
     }
