@@ -172,7 +172,7 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
         var g = FeatureSynth.Noise(state: 5)
         for _ in 0..<5000 {
             let v = (0..<9).map { _ in ((g.next() + 1) * 3).rounded() }
-            let m = HarmonicPercussiveAccumulator.median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8])
+            let m = OrderStatistics.median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8])
             #expect(m == v.sorted()[4], "\(v)")
         }
     }
@@ -204,7 +204,7 @@ private func total(_ values: [Float], bands: Int, vectors range: Range<Int>, ban
             let values = (0..<(1 + trial % 9)).map { _ in ((g.next() + 1) * 3).rounded() }
             let rank = 1 + trial % values.count
             var copy = values
-            let selected = copy.withUnsafeMutableBufferPointer { ChromaAccumulator.largest($0, count: values.count, rank: rank) }
+            let selected = copy.withUnsafeMutableBufferPointer { OrderStatistics.largest($0, count: values.count, rank: rank) }
             #expect(selected == values.sorted(by: >)[rank - 1], "\(values) rank \(rank)")
             // Frames of 4 bins; the median of max(x[k-1], x[k], x[k+1]) at k = 1 over them.
             let frames = values.count

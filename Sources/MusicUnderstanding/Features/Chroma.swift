@@ -402,14 +402,11 @@ final class ChromaAccumulator: SpectralFrameConsumer {
             return max(r[b - 1], max(r[b], r[b + 1]))
         }
         if rowCount == 5 {
-            // The default window (17 frames at stride 4): the median of five by min/max,
-            // median3(e, max(min(a, b), min(c, d)), min(max(a, b), max(c, d))).
-            let a = value(0), b = value(1), c = value(2), d = value(3), e = value(4)
-            let f = max(min(a, b), min(c, d)), g = min(max(a, b), max(c, d))
-            return max(min(e, f), min(max(e, f), g))
+            // The default window (17 frames at stride 4).
+            return OrderStatistics.median5(value(0), value(1), value(2), value(3), value(4))
         }
         for t in 0..<rowCount { scratch[t] = value(t) }
-        return largest(scratch, count: rowCount, rank: rowCount / 2 + 1)
+        return OrderStatistics.largest(scratch, count: rowCount, rank: rowCount / 2 + 1)
     }
 
     /// The harmonic test of a peak at bin `k` (Fitzgerald 2010, the binary mask with separation
@@ -428,30 +425,6 @@ final class ChromaAccumulator: SpectralFrameConsumer {
         var below = 0
         for j in lo...hi { below &+= beta * x[j] < t ? 1 : 0 }
         return below >= (hi - lo + 1) / 2 + 1
-    }
-
-    /// The `rank`-th largest (1-based) of the first `count` values of `values` (`1 ≤ rank ≤
-    /// count`): keeps the `rank` largest values seen in descending order at the front of the
-    /// buffer, so a value below the current candidate costs one comparison.
-    static func largest(_ values: UnsafeMutableBufferPointer<Float>, count: Int, rank: Int) -> Float {
-        guard count > 0 else { return 0 }
-        let keep = min(count, max(1, rank))
-        var filled = 0
-        for i in 0..<count {
-            let v = values[i]
-            if filled == keep {
-                guard v > values[keep - 1] else { continue }
-                filled -= 1
-            }
-            var j = filled - 1
-            while j >= 0 && values[j] < v {
-                values[j + 1] = values[j]
-                j -= 1
-            }
-            values[j + 1] = v
-            filled += 1
-        }
-        return values[keep - 1]
     }
 
     /// Tuning in cents from the circular 1-cent histogram of peak deviations: the histogram is

@@ -364,7 +364,7 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
                     let f0 = frame(0), f1 = frame(1), f2 = frame(2), f3 = frame(3), f4 = frame(4)
                     let f5 = frame(5), f6 = frame(6), f7 = frame(7), f8 = frame(8)
                     for k in 0...top {
-                        out[k] = Self.median9(f0[k], f1[k], f2[k], f3[k], f4[k], f5[k], f6[k], f7[k], f8[k])
+                        out[k] = OrderStatistics.median9(f0[k], f1[k], f2[k], f3[k], f4[k], f5[k], f6[k], f7[k], f8[k])
                     }
                 }
             }
@@ -380,29 +380,6 @@ final class HarmonicPercussiveAccumulator: SpectralFrameConsumer {
                 for k in 0...top { out[k] = st[k * width + rank] }
             }
         }
-    }
-
-    /// The median (fifth smallest) of nine values by Paeth's selection network.
-    @inline(__always)
-    static func median9(
-        _ a0: Float, _ a1: Float, _ a2: Float, _ a3: Float, _ a4: Float,
-        _ a5: Float, _ a6: Float, _ a7: Float, _ a8: Float
-    ) -> Float {
-        var p0 = a0, p1 = a1, p2 = a2, p3 = a3, p4 = a4, p5 = a5, p6 = a6, p7 = a7, p8 = a8
-        @inline(__always) func sort(_ x: inout Float, _ y: inout Float) {
-            let lo = Swift.min(x, y), hi = Swift.max(x, y)
-            x = lo
-            y = hi
-        }
-        sort(&p1, &p2); sort(&p4, &p5); sort(&p7, &p8)
-        sort(&p0, &p1); sort(&p3, &p4); sort(&p6, &p7)
-        sort(&p1, &p2); sort(&p4, &p5); sort(&p7, &p8)
-        sort(&p0, &p3); sort(&p5, &p8); sort(&p4, &p7)
-        sort(&p3, &p6); sort(&p1, &p4); sort(&p2, &p5)
-        sort(&p4, &p7); sort(&p4, &p2); sort(&p6, &p4)
-        sort(&p4, &p2)
-        _ = (p0, p1, p3, p5, p6, p7, p8)
-        return p4
     }
 
     /// Decides the separated frame `centre`: each group is harmonic when its time median `h`
