@@ -473,6 +473,37 @@ import Testing
         #expect(abs(bar / (bpm / 3) - 1) < 0.04, "without the triple level: \(bar)")
     }
 
+    /// The triple level's accent threshold lies between the soft quavers of slow 12/8 ballads
+    /// (0.16-0.23 of the beats' accent) and the "pah"s of fast waltzes (0.37 and more): beats at
+    /// 57 BPM whose thirds carry 0.35 of the beats' accent step to a third of the period; with
+    /// 0.2 they stay, and so do thirds as accented as the midpoints (a duple subdivision).
+    @Test func tripleLevelTakesSoftPahsButNotSoftQuavers() {
+        let fps = OctaveVoteTests.fps, period = 180, count = 12
+        let analyzer = RhythmAnalyzer()
+        let estimator = TempoEstimator(configuration: analyzer.configuration)
+        var acf = [Double](repeating: 0, count: 2 * period)
+        acf[period / 3] = 0.3
+        acf[period / 2] = -0.05
+        acf[period] = 0.6
+        let tempo = TempoEstimate(
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: acf)
+        func triple(thirds: Float, mid: Float = 0) -> TempoEstimate? {
+            let beats = (0..<count).map { $0 * period }
+            var flux = [Float](repeating: 0, count: period * (count + 1))
+            for b in beats {
+                flux[b] = 1
+                flux[b + period / 3] = thirds
+                flux[b + period / 2] = mid
+                flux[b + 2 * period / 3] = thirds
+            }
+            return analyzer.tripleLevel(of: tempo, beats: beats, relativeFlux: flux, radius: 2, frameRate: fps, estimator: estimator)
+        }
+        #expect(triple(thirds: 0.35).map { abs($0.period - Double(period) / 3) < 1e-9 } == true)
+        #expect(triple(thirds: 0.2) == nil)
+        #expect(triple(thirds: 0.35, mid: 0.35) == nil)
+    }
+
     /// Candidates are put at exact metrical ratios of the beats' tempo: octaves, and the thirds of
     /// the triple level; an octave candidate off by up to 10 % stays an octave.
     @Test func candidateRatiosAreMetrical() {

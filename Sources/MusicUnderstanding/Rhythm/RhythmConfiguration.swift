@@ -159,8 +159,9 @@ extension RhythmAnalyzer {
             /// to a listener, or at a third of it for a fast triple meter (default true).
             public var adjacentLevelSalience: Bool = true
             /// Least accent of the beats' thirds, as a share of the beats' own, for the level at a third
-            /// of the period to replace a slow tracked level (default 0.4; ``adjacentLevelSalience``).
-            public var tripleLevelAccent: Double = 0.4
+            /// of the period to replace a slow tracked level (default 0.34, between slow 12/8 ballads'
+            /// 0.30 and fast waltzes' 0.37; ``adjacentLevelSalience``).
+            public var tripleLevelAccent: Double = 0.34
             /// Least salience of the level at half the period, as a share of what it needs to replace
             /// the tracked level, at which the octave votes decide between the two (default 0.9; 1
             /// leaves the choice to the salience alone; ``adjacentLevelSalience``, ``octaveVoting``).
