@@ -74,7 +74,7 @@ enum Smoothing {
     }
 
     /// The `q`-quantile (0...1) of the finite values of `x`; `nil` when there is none.
-    static func quantile(_ x: [Float], _ q: Double) -> Float? {
+    static func quantile<C: Collection<Float>>(_ x: C, _ q: Double) -> Float? {
         let v = x.filter { $0.isFinite }.sorted()
         guard !v.isEmpty else { return nil }
         let i = Int((Double(v.count - 1) * min(1, max(0, q))).rounded())

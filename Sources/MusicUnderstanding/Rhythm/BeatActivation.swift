@@ -48,7 +48,7 @@ extension RhythmAnalyzer {
     /// strong onset.
     func startCapped(_ curve: [Float]) -> [Float]? {
         let start = configuration.tempo.startFrames
-        guard start > 0, curve.count > 2 * start, let cap = Smoothing.quantile(Array(curve[start...]), 0.99),
+        guard start > 0, curve.count > 2 * start, let cap = Smoothing.quantile(curve[start...], 0.99),
             curve[..<start].contains(where: { $0 > cap })
         else { return nil }
         var capped = curve

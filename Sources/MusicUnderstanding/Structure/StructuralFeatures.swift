@@ -144,20 +144,19 @@ struct StructuralFeatures: Sendable {
     /// time (``Settings/timeSigma``) and along lag (``Settings/lagSigma``); row `i` is the
     /// structure feature of frame `i`.
     func lagSmoothed(_ r: [Float], count n: Int) -> [Float] {
-        var lag = [Float](repeating: 0, count: n * n)
-        for i in 0..<n {
-            for l in 0..<(n - i) { lag[i * n + l] = r[i * n + i + l] }
-            for l in (n - i)..<n { lag[i * n + l] = r[i * n + i + l - n] }
-        }
         let time = Self.kernel(sigma: settings.timeSigma)
         let across = Self.kernel(sigma: settings.lagSigma)
         // Along time (rows), then along lag (columns); edges reflected as in scipy's filters.
         // The recurrence plot is sparse (at most `share · n` neighbours per row), and a zero adds
-        // nothing to a sum, so each row adds only its nonzero lags, still in kernel order.
+        // nothing to a sum, so the lag matrix is kept as each row's nonzero lags and values, in
+        // lag order, and each row of the time pass adds only those, still in kernel order.
         var starts = [Int](repeating: 0, count: n + 1)
-        var nonzero = [Int]()
+        var nonzero = [Int](), values = [Float]()
         for i in 0..<n {
-            for l in 0..<n where lag[i * n + l] != 0 { nonzero.append(l) }
+            for l in 0..<n {
+                let v = r[i * n + (l < n - i ? i + l : i + l - n)]
+                if v != 0 { nonzero.append(l); values.append(v) }
+            }
             starts[i + 1] = nonzero.count
         }
         var smoothed = [Float](repeating: 0, count: n * n)
@@ -165,7 +164,7 @@ struct StructuralFeatures: Sendable {
         for i in 0..<n {
             for (t, w) in time.enumerated() where w > 0 {
                 let src = Smoothing.reflect(i + t - rt, n)
-                for l in nonzero[starts[src]..<starts[src + 1]] { smoothed[i * n + l] += w * lag[src * n + l] }
+                for k in starts[src]..<starts[src + 1] { smoothed[i * n + nonzero[k]] += w * values[k] }
             }
         }
         var out = [Float](repeating: 0, count: n * n)
