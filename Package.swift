@@ -11,7 +11,7 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavdevice libavcodec libavutil libswresample",
+            pkgConfig: "libavformat libavcodec libavutil libswresample",
             providers: [.apt(["libavformat-dev", "libavdevice-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
         .systemLibrary(

@@ -2,7 +2,8 @@
 #define CADENZA_CFFMPEG_SHIM_H
 #include <errno.h>
 #include <libavformat/avformat.h>
-#include <libavdevice/avdevice.h>
+#include <libavdevice/version.h>
+#include <dlfcn.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
@@ -26,6 +27,30 @@ static inline int cadenza_averror_http_not_found(void) { return AVERROR_HTTP_NOT
 static inline int cadenza_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDDEN; }
 /** AVERROR_DECODER_NOT_FOUND. */
 static inline int cadenza_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+
+/**
+ * Loads libavdevice (the major version these headers belong to) and registers its input devices
+ * (ALSA, PulseAudio, JACK, lavfi, ...) with libavformat. Returns 1 when they are registered, 0 when
+ * the library or its entry point is missing; call it once per process (Swift: `FFmpeg.devicesRegistered`).
+ * libavdevice is loaded only here, not linked: it
+ * brings about 80 shared libraries of its own (SDL, X11, PulseAudio, ...) that every process
+ * would otherwise load and relocate at start, for the one command that reads a sound card.
+ */
+static inline int cadenza_register_devices(void) {
+    const char *names[] = { "libavdevice.so." AV_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), "libavdevice.so" };
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!library)
+            continue;
+        void (*register_all)(void) = (void (*)(void))dlsym(library, "avdevice_register_all");
+        if (register_all) {
+            register_all();
+            return 1;
+        }
+        dlclose(library);
+    }
+    return 0;
+}
 
 /**
  * Converts one decoded frame (any sample format, planar or packed) to packed float in `out`,

@@ -42,20 +42,25 @@ enum FFmpeg {
 
     private static let quietLogs: Void = {
         av_log_set_level(AV_LOG_QUIET)
-        avdevice_register_all()
     }()
+
+    /// Whether libavdevice's input devices are registered: the library is loaded on the first
+    /// device path (once per process), not linked, so that the processes that read files do not
+    /// load its 80-odd dependencies (SDL, X11, PulseAudio, ...) at start.
+    static let devicesRegistered: Bool = cadenza_register_devices() != 0
 
     /// Audio input devices of libavdevice that `"name:argument"` paths may name.
     static let audioDevices: Set<String> = ["alsa", "pulse", "oss", "jack", "lavfi", "openal", "sndio"]
 
     /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for anything else (including an
-    /// existing file whose name happens to look like that).
+    /// existing file whose name happens to look like that, and any device when libavdevice
+    /// cannot be loaded).
     static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
         guard let colon = path.firstIndex(of: ":") else { return nil }
         let name = String(path[..<colon])
         guard audioDevices.contains(name), (try? FilePath.status(path).get()) == nil else { return nil }
         silenceLogs()
-        guard let format = av_find_input_format(name) else { return nil }
+        guard devicesRegistered, let format = av_find_input_format(name) else { return nil }
         return (format, String(path[path.index(after: colon)...]))
     }
 
