@@ -131,6 +131,19 @@ actor Collected {
         let integrated = result.loudness?.integrated.value ?? 0
         #expect(abs(integrated - (-21.07)) < 0.1)
     }
+
+    /// A device path is opened as a device even when this FFmpeg cannot open that device (the
+    /// Debian build has no `sndio`): the error names the path and is not a missing file.
+    @Test func unavailableDeviceIsNotAMissingFile() {
+        #expect(AudioDecoder.isDevice("sndio:default"))
+        do {
+            _ = try AudioDecoder(path: "sndio:default")
+            Issue.record("sndio:default opened")
+        } catch {
+            #expect(error.path == "sndio:default")
+            if case .fileNotFound = error { Issue.record("read as a missing file: \(error)") }
+        }
+    }
 }
 
 @Suite struct DamagedSampleTests {

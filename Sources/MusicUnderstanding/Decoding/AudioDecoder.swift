@@ -83,7 +83,9 @@ public final class AudioDecoder {
 
     /// Whether `path` names an FFmpeg input device rather than a file: `alsa:default`,
     /// `pulse:default`, `jack:cadenza`, `oss:/dev/dsp`, or the virtual `lavfi:sine=f=1000:d=5`.
-    public static func isDevice(_ path: String) -> Bool { FFmpeg.deviceInput(path) != nil }
+    /// A device that this FFmpeg lacks is still a device: opening it fails with
+    /// ``AudioDecodingError/unreadable(path:reason:)`` saying so, not as a missing file.
+    public static func isDevice(_ path: String) -> Bool { FFmpeg.deviceName(path) != nil }
 
     /// Opens `path` ("-" for standard input; "scheme://..." for a URL FFmpeg can open); with
     /// `rawFormat` the input is headerless PCM.

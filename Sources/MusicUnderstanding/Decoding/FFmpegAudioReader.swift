@@ -99,8 +99,11 @@ final class FFmpegAudioReader {
                     url = Array("pipe:\(fd)".utf8CString)
                 }
             }
-        } else if rawFormat == nil, let device = FFmpeg.deviceInput(path) {
+        } else if rawFormat == nil, let name = FFmpeg.deviceName(path) {
             // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
+            guard let device = FFmpeg.deviceInput(path) else {
+                throw .unreadable(path: path, reason: FFmpeg.unavailableDeviceReason(name))
+            }
             inputFormat = device.format
             url = Array(device.url.utf8CString)
         } else if Self.isURL(path) {

@@ -52,16 +52,30 @@ enum FFmpeg {
     /// Audio input devices of libavdevice that `"name:argument"` paths may name.
     static let audioDevices: Set<String> = ["alsa", "pulse", "oss", "jack", "lavfi", "openal", "sndio"]
 
-    /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for anything else (including an
-    /// existing file whose name happens to look like that, and any device when libavdevice
-    /// cannot be loaded).
-    static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
+    /// The device name of a path written as an FFmpeg input device (`"alsa:hw:0"` → `"alsa"`),
+    /// or nil: for any other path, and for an existing file whose name happens to look like that.
+    static func deviceName(_ path: String) -> String? {
         guard let colon = path.firstIndex(of: ":") else { return nil }
         let name = String(path[..<colon])
         guard audioDevices.contains(name), (try? FilePath.status(path).get()) == nil else { return nil }
+        return name
+    }
+
+    /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for a path that names no device
+    /// (``deviceName(_:)``) and for a device this FFmpeg cannot open
+    /// (``unavailableDeviceReason(_:)`` says why).
+    static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
+        guard let name = deviceName(path) else { return nil }
         silenceLogs()
         guard devicesRegistered, let format = av_find_input_format(name) else { return nil }
-        return (format, String(path[path.index(after: colon)...]))
+        return (format, String(path[path.index(path.startIndex, offsetBy: name.count + 1)...]))
+    }
+
+    /// Why the input device `name` cannot be opened, for an error message.
+    static func unavailableDeviceReason(_ name: String) -> String {
+        devicesRegistered
+            ? "this FFmpeg has no \"\(name)\" input device"
+            : "FFmpeg's device library (libavdevice) could not be loaded, so the \"\(name)\" input device is not available"
     }
 
     /// Silences FFmpeg's log output (once per process): errors reach the caller as `AudioDecodingError`.
