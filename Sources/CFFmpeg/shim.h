@@ -31,10 +31,12 @@ static inline int cadenza_averror_decoder_not_found(void) { return AVERROR_DECOD
 /**
  * Loads libavdevice (the major version these headers belong to) and registers its input devices
  * (ALSA, PulseAudio, JACK, lavfi, ...) with libavformat. Returns 1 when they are registered, 0 when
- * the library or its entry point is missing; call it once per process (Swift: `FFmpeg.devicesRegistered`).
- * libavdevice is loaded only here, not linked: it
- * brings about 80 shared libraries of its own (SDL, X11, PulseAudio, ...) that every process
- * would otherwise load and relocate at start, for the one command that reads a sound card.
+ * the library or its entry point is missing. Call it once per process (Swift:
+ * `FFmpeg.devicesRegistered`); the library stays loaded for the life of the process.
+ *
+ * libavdevice is loaded only here, not linked: it brings about 80 shared libraries of its own
+ * (SDL, X11, PulseAudio, ...) that every process would otherwise load and relocate at start, for
+ * the one command that reads a sound card.
  */
 static inline int cadenza_register_devices(void) {
     const char *names[] = { "libavdevice.so." AV_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), "libavdevice.so" };
