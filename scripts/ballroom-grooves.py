@@ -13,7 +13,7 @@ Viennese waltz 177 (3/4), waltz 87 (3/4); each dance three times (tempo × 0.96,
 It runs `cadenza analyze --for rhythm` on each 30 s clip and prints tempo Acc1 (4 %), beat F,
 AMLt and downbeat F (70 ms, mir_eval, first 5 s trimmed) per dance and overall. Generated grooves are
 evidence of what the method does on each pattern, not of what it does on recordings: a check, not a
-tuning set. The audio is written under WORKDIR (not committed).
+tuning set. The audio is rendered again on every run, under WORKDIR (not committed).
 
 usage: scripts/ballroom-grooves.py CADENZA_BINARY WORKDIR [--configuration FILE] [--details]
 needs: the eval harness venv (pretty_midi, mir_eval, soundfile), fluidsynth and FluidR3_GM.sf2.
@@ -121,12 +121,12 @@ def render(dance, spec, bpm, seed, work):
     mid = work / (name + ".mid")
     wav = work / (name + ".wav")
     pm.write(str(mid))
-    if not wav.exists():
-        tmp = work / (name + ".full.wav")
-        subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", "44100", "-o", "synth.cpu-cores=1",
-                        "-F", str(tmp), SF2, str(mid)], check=True)
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(tmp), "-t", str(LENGTH), str(wav)], check=True)
-        tmp.unlink()
+    # Rendered every time (a few seconds), so a changed arrangement never scores stale audio.
+    tmp = work / (name + ".full.wav")
+    subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", "44100", "-o", "synth.cpu-cores=1",
+                    "-F", str(tmp), SF2, str(mid)], check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(tmp), "-t", str(LENGTH), str(wav)], check=True)
+    tmp.unlink()
     beats = [start + i * beat for i in range(bars * meter) if start + i * beat < LENGTH]
     downbeats = [b for i, b in enumerate(beats) if i % meter == 0]
     return name, wav, dict(bpm=bpm, beats=beats, downbeats=downbeats, meter=meter)
