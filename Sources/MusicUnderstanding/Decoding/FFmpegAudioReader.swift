@@ -101,11 +101,8 @@ final class FFmpegAudioReader {
             }
         } else if rawFormat == nil, let name = FFmpeg.deviceName(path) {
             // An FFmpeg input device: "alsa:default", "pulse:default", "lavfi:sine=f=1000:d=5".
-            guard let device = FFmpeg.deviceInput(path) else {
-                throw .unreadable(path: path, reason: FFmpeg.unavailableDeviceReason(name))
-            }
-            inputFormat = device.format
-            url = Array(device.url.utf8CString)
+            inputFormat = try FFmpeg.deviceFormat(name, path: path)
+            url = Array(String(path.dropFirst(name.count + 1)).utf8CString)
         } else if Self.isURL(path) {
             url = Array(path.utf8CString)
             // A stalled network source fails after 15 s without data instead of hanging.

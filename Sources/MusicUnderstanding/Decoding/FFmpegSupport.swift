@@ -61,21 +61,19 @@ enum FFmpeg {
         return name
     }
 
-    /// `"alsa:hw:0"` → the ALSA input format and `"hw:0"`; nil for a path that names no device
-    /// (``deviceName(_:)``) and for a device this FFmpeg cannot open
-    /// (``unavailableDeviceReason(_:)`` says why).
-    static func deviceInput(_ path: String) -> (format: UnsafePointer<AVInputFormat>, url: String)? {
-        guard let name = deviceName(path) else { return nil }
+    /// The input format of the device `name` (from ``deviceName(_:)``) for `path`, loading
+    /// libavdevice on first use; an error naming `path` when this FFmpeg cannot open that device
+    /// (libavdevice not loadable, or no such device in this build).
+    static func deviceFormat(_ name: String, path: String) throws(AudioDecodingError) -> UnsafePointer<AVInputFormat> {
         silenceLogs()
-        guard devicesRegistered, let format = av_find_input_format(name) else { return nil }
-        return (format, String(path[path.index(path.startIndex, offsetBy: name.count + 1)...]))
-    }
-
-    /// Why the input device `name` cannot be opened, for an error message.
-    static func unavailableDeviceReason(_ name: String) -> String {
-        devicesRegistered
-            ? "this FFmpeg has no \"\(name)\" input device"
-            : "FFmpeg's device library (libavdevice) could not be loaded, so the \"\(name)\" input device is not available"
+        guard devicesRegistered else {
+            throw .unreadable(
+                path: path, reason: "FFmpeg's device library (libavdevice) could not be loaded, so the \"\(name)\" input device is not available")
+        }
+        guard let format = av_find_input_format(name) else {
+            throw .unreadable(path: path, reason: "this FFmpeg has no \"\(name)\" input device")
+        }
+        return format
     }
 
     /// Silences FFmpeg's log output (once per process): errors reach the caller as `AudioDecodingError`.
