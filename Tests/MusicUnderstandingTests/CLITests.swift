@@ -226,6 +226,8 @@ struct CLITests {
             ("tie.json", #"{"rhythm": {"level": {"salienceTie": 2}}}"#, "rhythm.level.salienceTie: 2 is outside"),
             ("start.json", #"{"rhythm": {"tempo": {"startFrames": 100}}}"#, "rhythm.tempo.startFrames: 100 is outside"),
             ("pitched.json", #"{"rhythm": {"tempo": {"pitchedShare": -1}}}"#, "rhythm.tempo.pitchedShare: -1 is outside"),
+            ("harmonic.json", #"{"rhythm": {"tempo": {"minimumHarmonicSalience": -1}}}"#, "rhythm.tempo.minimumHarmonicSalience: -1 is outside"),
+            ("share.json", #"{"rhythm": {"beats": {"harmonicChangeBeatShare": 2}}}"#, "rhythm.beats.harmonicChangeBeatShare: 2 is outside"),
             ("nan.json", #"{"key": {"tonicChordWeight": "nan"}}"#, "expected a number, not the string 'nan'"),
         ] {
             let bad = try await CLI.run(["analyze", "--configuration", try file(name, json), "Fixtures/tone_2s_stereo.flac"])

@@ -1295,6 +1295,59 @@ import Testing
         #expect(Synth.analyze(samples, configuration: off).beats.isEmpty)
     }
 
+    /// Legato chords changing every 0.6 s (100 BPM) with 150 ms cross-fades, under noise whose level
+    /// wanders at random every 1/8 s (a bowed, reverberant texture): the onsets pulse far below
+    /// ``RhythmAnalyzer/Configuration/TempoSettings/minimumSalience`` but the harmonic change pulses
+    /// clearly, so the input gets beats on the chord changes (``RhythmAnalyzer/pulseThresholds(_:)``).
+    /// Without the harmonic-change test there are none; with the test but an activation from the
+    /// onsets alone, the beats miss the changes.
+    @Test func legatoChordsPulseInTheirHarmony() {
+        let seconds = 30.0, beat = 0.6, ramp = 0.15
+        let n = Int(seconds * Synth.rate)
+        var samples = [Float](repeating: 0, count: n)
+        let chords = [[60, 64, 67], [57, 60, 64], [53, 57, 60], [55, 59, 62], [52, 55, 59], [50, 53, 57]]
+        var k = 0
+        while Double(k) * beat < seconds {
+            let start = Double(k) * beat - ramp / 2, length = beat + ramp
+            let midi = chords[k % chords.count]
+            for i in 0..<Int(length * Synth.rate) {
+                let j = Int((start * Synth.rate).rounded()) + i
+                guard j >= 0, j < n else { continue }
+                let t = Double(j) / Synth.rate, u = Double(i) / Synth.rate
+                let rise = min(1, u / ramp), fall = min(1, (length - u) / ramp)
+                let envelope = pow(sin(0.5 * .pi * rise), 2) * pow(sin(0.5 * .pi * fall), 2)
+                var s = 0.0
+                for m in midi {
+                    let f = 440 * pow(2, Double(m - 69) / 12)
+                    for h in 1...3 { s += sin(2 * .pi * f * Double(h) * t) / Double(h) }
+                }
+                samples[j] += Float(0.05 * envelope * s)
+            }
+            k += 1
+        }
+        let peak = samples.map { abs($0) }.max() ?? 1
+        var noise = Synth.Noise(state: 5)
+        let step = Int(Synth.rate / 8)
+        let levels = (0...(n / step + 1)).map { _ in 0.5 + 0.5 * noise.next() }
+        for i in 0..<n {
+            let x = Float(i % step) / Float(step)
+            let level = levels[i / step] * (1 - x) + levels[i / step + 1] * x
+            samples[i] += 0.6 * peak * level * noise.next()
+        }
+        let truth = stride(from: 0.0, to: seconds, by: beat).map { $0 }
+        let result = Synth.analyze(samples)
+        #expect(result.beats.count >= 40)
+        #expect(abs((result.beatsPerMinute ?? 0) / 100 - 1) < 0.04)
+        #expect(Synth.hitRate(result.beats, truth) >= 0.9)
+
+        var onsetsOnly = RhythmAnalyzer.Configuration()
+        onsetsOnly.tempo.minimumHarmonicSalience = 0
+        #expect(Synth.analyze(samples, configuration: onsetsOnly).beats.isEmpty)
+        var onsetActivation = RhythmAnalyzer.Configuration()
+        onsetActivation.beats.harmonicChangeBeatShare = 0
+        #expect(Synth.hitRate(Synth.analyze(samples, configuration: onsetActivation).beats, truth) < 0.7)
+    }
+
     /// White noise with hi-hats every 0.5 s at a level where their pulse is faint (score about 6
     /// with the start capped): unpitched, so it needs
     /// ``RhythmAnalyzer/Configuration/TempoSettings/unpitchedMinimumSalience`` (7.5) and gets no beats;
@@ -1308,15 +1361,19 @@ import Testing
         lenient.tempo.unpitchedMinimumSalience = 4.3
         #expect(Synth.analyze(samples, configuration: lenient).beats.count >= 20)
 
-        func threshold(_ samples: [Float]) -> Double {
+        func thresholds(_ samples: [Float]) -> RhythmAnalyzer.PulseThresholds {
             let stage = FeatureStage(features: RhythmStage.features)
             stage.append(samples)
-            return RhythmAnalyzer().minimumSalience(stage.finish(duration: Double(samples.count) / Synth.rate).chroma)
+            return RhythmAnalyzer().pulseThresholds(stage.finish(duration: Double(samples.count) / Synth.rate).chroma)
         }
         var chord = [Float](repeating: 0, count: Int(5 * Synth.rate))
         Synth.chord(&chord, at: 0, length: 5, midi: [60, 64, 67])
-        #expect(threshold(samples) == 7.5)
-        #expect(threshold(chord) == 4.3)
-        #expect(RhythmAnalyzer().minimumSalience(nil) == 4.3)
+        // Noise: the stronger onset pulse, and its harmonic change never counts.
+        #expect(thresholds(samples).onsets == 7.5)
+        #expect(thresholds(samples).harmonicChange == nil)
+        #expect(thresholds(chord).onsets == 4.3)
+        #expect(thresholds(chord).harmonicChange == 6)
+        #expect(RhythmAnalyzer().pulseThresholds(nil).onsets == 4.3)
+        #expect(RhythmAnalyzer().pulseThresholds(nil).harmonicChange == nil)
     }
 }

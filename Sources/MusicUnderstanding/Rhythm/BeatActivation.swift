@@ -117,6 +117,35 @@ extension RhythmAnalyzer {
         return out
     }
 
+    /// `curve` mixed with the harmonic change (``harmonicChange(_:)``, `harmonicRate` values per
+    /// second) resampled to its frames at `frameRate`, means matched, the harmonic change at
+    /// ``Configuration/BeatSettings/harmonicChangeBeatShare``: the activation of an input whose
+    /// pulse is in its changes of pitch and not in its onsets (``pulseThresholds(_:)``), as in
+    /// pitch-based onset detection for soft attacks (Collins 2005; Holzapfel et al. 2010). A
+    /// change value compares the blocks from its own on with those before, so it is placed at
+    /// the start of its block's span. `curve` unchanged when there is no harmonic change.
+    func withHarmonicChange(_ curve: [Float], harmonicChange change: [Float], harmonicRate: Double, frameRate: Double) -> [Float] {
+        let share = configuration.beats.harmonicChangeBeatShare
+        guard share > 0, harmonicRate > 0, frameRate > 0, change.count > 1, !curve.isEmpty else { return curve }
+        var resampled = [Float](repeating: 0, count: curve.count)
+        for i in resampled.indices {
+            let x = Double(i) / frameRate * harmonicRate + 0.5
+            let b = Int(x.rounded(.down))
+            guard b >= 0, b + 1 < change.count else { continue }
+            let f = Float(x - Double(b))
+            resampled[i] = change[b] * (1 - f) + change[b + 1] * f
+        }
+        let meanCurve = curve.reduce(0, +) / Float(curve.count)
+        let meanChange = resampled.reduce(0, +) / Float(resampled.count)
+        guard meanChange > 0, meanChange.isFinite else { return curve }
+        // Without onsets at all, the harmonic change alone (on the curve's own scale when it has one).
+        let k = meanCurve > 0 ? meanCurve / meanChange : 1
+        let w = min(1, share)
+        var out = curve
+        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * resampled[i] }
+        return out
+    }
+
     /// Where the texture lies between legato (0) and impulsive (1): the ``impulsiveness(onset:curve:)``
     /// of the input placed linearly in ``Configuration/BeatSettings/impulsiveTexture``.
     func impulsiveShare(onset: OnsetFeatures, curve: [Float]) -> Float {

@@ -9,9 +9,11 @@ import Foundation
 ///    onsets) and, for the tempo, the same with the high band down-weighted.
 /// 2. `TempoEstimator` (`Tempo.swift`, gated in `MetricalLevel.swift`): global tempo from the
 ///    averaged autocorrelation of the onset strength with a perceptual tempo prior (Ellis 2007;
-///    Klapuri et al. 2006); a weak periodicity peak (silence, noise) gives no beats at all.
+///    Klapuri et al. 2006); a weak periodicity peak (silence, noise) gives no beats at all, unless
+///    a pitched input's harmonic change pulses at the tempo (soft attacks).
 /// 3. Activation (`BeatActivation.swift`): the texture, from legato to impulsive, chooses the
-///    curve the decoder follows, mapped to an activation in `(0, 1)`.
+///    curve the decoder follows (with the harmonic change mixed in when only it pulses), mapped to
+///    an activation in `(0, 1)`.
 /// 4. `BeatTracker` (`BeatTracker.swift`): HMM over beat period × beat position (Krebs, Böck &
 ///    Widmer 2015) around the global tempo, so beats follow tempo changes without drifting; the
 ///    beats are trimmed to the music's activity and silent beats dropped (`BeatTrimming.swift`).
@@ -52,12 +54,12 @@ public struct RhythmAnalyzer: Sendable {
         // 2. The tempo (from the onset curve and the harmonic change), with enough pulse salience
         // (more for unpitched sound); failing that, again without the onset of the file's start.
         let estimator = TempoEstimator(configuration: configuration)
-        let threshold = minimumSalience(features.chroma)
+        let thresholds = pulseThresholds(features.chroma)
         var tempoOnsets = tempoEstimationCurve(curve, onset: onset)
         func estimate(_ curve: [Float]) -> TempoEstimate? {
             estimateTempo(
                 curve, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, estimator: estimator,
-                minimumSalience: threshold)
+                thresholds: thresholds)
         }
         var estimated = estimate(tempoOnsets)
         if estimated == nil, let capped = startCapped(tempoOnsets) {
@@ -69,8 +71,12 @@ public struct RhythmAnalyzer: Sendable {
         let voting = VotingCurve(tempoOnsets, frameRate: fps, analyzer: self)
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
-        let activation = makeActivation(
-            beatCurve(curve, onset: onset, impulsiveShare: impulsive), frameRate: fps, impulsiveShare: impulsive)
+        // A pulse found in the harmonic change alone is followed there too.
+        var followed = beatCurve(curve, onset: onset, impulsiveShare: impulsive)
+        if tempo.pulseFromHarmonicChange {
+            followed = withHarmonicChange(followed, harmonicChange: chordChange, harmonicRate: chordRate, frameRate: fps)
+        }
+        let activation = makeActivation(followed, frameRate: fps, impulsiveShare: impulsive)
         // 4. Beats tracked around the tempo; the silence level of the input is shared by the
         // silent-beat removal and the last bar.
         let silence = silenceThreshold(onset.energy)

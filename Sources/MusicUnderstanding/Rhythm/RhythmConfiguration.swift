@@ -67,6 +67,11 @@ extension RhythmAnalyzer {
             /// Minimum pulse salience of an unpitched input, one with less than ``pitchedShare`` of its
             /// spectral energy in harmonic peaks (default 7.5; noise gives up to 6.3, drum loops 9 and more).
             public var unpitchedMinimumSalience: Double = 7.5
+            /// Minimum periodicity of the harmonic change at the tempo, in standard deviations of an
+            /// unpulsed curve, that gives a pitched input beats when its onsets pulse less than
+            /// ``minimumSalience`` (default 6; 0 turns it off): soft attacks mark the beat by a change of
+            /// pitch more than by one of energy.
+            public var minimumHarmonicSalience: Double = 6
             /// Share of the spectral energy in the chroma's harmonic peaks below which an input is
             /// unpitched (default 0.1; noise 0.02-0.095, the dev set's music 0.115 and more).
             public var pitchedShare: Double = 0.1
@@ -110,6 +115,10 @@ extension RhythmAnalyzer {
             /// Share of the beat activation taken from the linear onset strength in an impulsive texture
             /// (default 0.75; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
             public var linearFluxBeatShare: Float = 0.75
+            /// Share of the beat activation taken from the harmonic change when only the harmonic
+            /// change has a pulse (``TempoSettings/minimumHarmonicSalience``; default 0.5;
+            /// ``RhythmAnalyzer/withHarmonicChange(_:harmonicChange:harmonicRate:frameRate:)``).
+            public var harmonicChangeBeatShare: Float = 0.5
             /// Impulsiveness (median new-sound share at the onsets) from legato to the full
             /// ``linearFluxBeatShare``, linear in between (default `0.2 ... 0.3`).
             public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3

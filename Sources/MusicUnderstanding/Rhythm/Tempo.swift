@@ -12,6 +12,12 @@ struct TempoEstimate: Sendable {
     var salience: Double
     /// Peak-to-background ratio of the autocorrelation at `period` over the tempo range.
     var contrast: Double
+    /// Periodicity of the harmonic change at `period`: the mean normalised autocorrelation of
+    /// the harmonic-change curve there (the largest within one chroma block; 0 without one).
+    var harmonicSalience: Double = 0
+    /// Whether the pulse test passed on the harmonic change alone, the onsets' pulse being too
+    /// weak (``RhythmAnalyzer/estimateTempo(_:frameRate:harmonicChange:harmonicRate:estimator:thresholds:)``).
+    var pulseFromHarmonicChange = false
     /// The chosen metrical level and its octave neighbours (half and double the period, where
     /// they lie in the tempo range), each with its share of their summed scores; the chosen
     /// level first.
@@ -247,7 +253,7 @@ struct TempoEstimator: Sendable {
         let contrast = (acf[bestLag] - median) / spread
         return TempoEstimate(
             period: period, beatsPerMinute: 60 * frameRate / period,
-            salience: max(salience, acf[bestLag]), contrast: contrast,
+            salience: max(salience, acf[bestLag]), contrast: contrast, harmonicSalience: chordPeak(period),
             candidates: tempoCandidates, autocorrelation: acf)
     }
 

@@ -209,6 +209,8 @@ extension AnalysisConfiguration {
         ("rhythm.level.salienceTie", 0.5...1, { $0.rhythm.level.salienceTie }),
         ("rhythm.tempo.startFrames", 0...64, { Double($0.rhythm.tempo.startFrames) }),
         ("rhythm.tempo.pitchedShare", 0...1, { $0.rhythm.tempo.pitchedShare }),
+        ("rhythm.tempo.minimumHarmonicSalience", 0...1000, { $0.rhythm.tempo.minimumHarmonicSalience }),
+        ("rhythm.beats.harmonicChangeBeatShare", 0...1, { Double($0.rhythm.beats.harmonicChangeBeatShare) }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
