@@ -78,7 +78,7 @@ import Testing
         var t1 = times
         var b1 = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
         analyzer.halve(
-            &t1, beats: &b1, frameRate: 100, harmonicChange: change, harmonicRate: 10, downbeats: [times[0], times[4]],
+            &t1, beats: &b1, frameRate: 100, harmonicChange: change, harmonicRate: 10, downbeatIndices: [0, 4],
             curve: [Float](repeating: 0, count: 1_800))
         #expect(t1 == stride(from: 1, to: times.count, by: 2).map { times[$0] })
         #expect(b1.frames == stride(from: 1, to: frames.count, by: 2).map { frames[$0] })
@@ -86,7 +86,7 @@ import Testing
         var t2 = times
         var b2 = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
         analyzer.halve(
-            &t2, beats: &b2, frameRate: 100, harmonicChange: [], harmonicRate: 0, downbeats: [times[0], times[4], times[8]],
+            &t2, beats: &b2, frameRate: 100, harmonicChange: [], harmonicRate: 0, downbeatIndices: [0, 4, 8],
             curve: [Float](repeating: 0, count: 1_800))
         #expect(t2 == stride(from: 0, to: times.count, by: 2).map { times[$0] })
     }

@@ -529,7 +529,8 @@ import Testing
             let beats = (0..<count).map { $0 * period }
             var flux = [Float](repeating: 0, count: period * (count + 1))
             for b in beats { flux[b] = 1; flux[b + period / 2] = 1 }
-            return analyzer.fasterLevel(of: tempo, beats: beats, relativeFlux: flux, radius: 2, frameRate: fps, estimator: estimator)
+            return analyzer.adjacentLevel(
+                of: tempo, beats: beats, relativeFlux: flux, radius: 2, frameRate: fps, estimator: estimator, votingCurve: nil)
         }
         #expect(faster(beats: 5).map { abs($0.period - Double(period) / 2) < 1e-9 } == true)
         #expect(faster(beats: 4) != nil)
@@ -562,7 +563,7 @@ import Testing
             period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
             candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
         func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?) -> TempoEstimate? {
-            analyzer.fasterLevel(
+            analyzer.adjacentLevel(
                 of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
                 votingCurve: votes.map { VotingCurve($0, frameRate: fps, analyzer: analyzer) })
         }

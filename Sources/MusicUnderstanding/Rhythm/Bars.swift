@@ -13,14 +13,22 @@ import Foundation
 /// ISMIR; madmom's `DBNDownBeatTrackingProcessor` decodes one model per meter and keeps the one
 /// whose best path is the most probable).
 extension RhythmAnalyzer {
-    /// The bars of `times`: downbeat times, seconds, and beats per bar (`nil` without bars);
-    /// with ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
+    /// The bars found by ``findBars(_:beats:onset:harmony:silence:)``.
+    struct FoundBars: Sendable {
+        /// Downbeat times, seconds (beat times).
+        var downbeats: [Double] = []
+        /// The downbeats' indices into the beats.
+        var indices: [Int] = []
+        /// Beats per bar; `nil` without bars.
+        var beatsPerBar: Int?
+    }
+
+    /// The bars of `times`; with ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
     /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:energy:silence:frameRate:radius:)``).
     func findBars(
         _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?
-    ) -> (downbeats: [Double], beatsPerBar: Int?) {
-        var bars: [Double] = []
-        var beatsPerBar: Int?
+    ) -> FoundBars {
+        var found = FoundBars()
         let downbeats = DownbeatTracker(configuration: configuration)
         var spans = [configuration.downbeats.harmonicContextBeats]
         if configuration.downbeats.alternativeHarmonicContextBeats > 0, configuration.downbeats.alternativeHarmonicContextBeats != spans[0] {
@@ -30,16 +38,16 @@ extension RhythmAnalyzer {
         let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
             .compactMap { downbeats.decode($0) }
             .max { $0.scorePerBeat < $1.scorePerBeat }
-        if let decoded = best {
-            bars = decoded.downbeatIndices.map { times[$0] }
-            beatsPerBar = decoded.beatsPerBar
+        if let decoded = best, !decoded.downbeatIndices.isEmpty {
+            found = FoundBars(
+                downbeats: decoded.downbeatIndices.map { times[$0] }, indices: decoded.downbeatIndices, beatsPerBar: decoded.beatsPerBar)
             if configuration.downbeats.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(
                     &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
                     energy: onset.energy, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
             }
         }
-        return (bars, bars.isEmpty ? nil : beatsPerBar)
+        return found
     }
 
     /// Appends beats at the period of the last 4 beats until the bar that begins at beat index

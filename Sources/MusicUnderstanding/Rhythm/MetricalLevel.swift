@@ -68,8 +68,11 @@ extension RhythmAnalyzer {
         return PulseThresholds(onsets: tempo.minimumSalience, harmonicChange: harmonic)
     }
 
-    /// The metrical level at half the period of `tempo` when it is the more salient of the two
-    /// adjacent levels to a listener, else `nil` (see ``Configuration/LevelSettings/adjacentLevelSalience``).
+    /// The salience of the level at half the period of `tempo` relative to the tracked level, or
+    /// `nil` where that level is not a candidate (fewer than 4 beats, faster than
+    /// ``Configuration/TempoSettings/maximumBeatBPM``, not nearer the preferred tempo, no accent on
+    /// the beats); the faster level is the more salient of the two adjacent levels to a listener
+    /// at 1 or more (see ``Configuration/LevelSettings/adjacentLevelSalience``).
     ///
     /// The salience of a level is its resonance (the tempo prior, ``TempoEstimator/resonance(period:frameRate:)``)
     /// times the mean accent of its beats (pulse salience as period salience × how strongly events
@@ -86,31 +89,13 @@ extension RhythmAnalyzer {
     /// ``Configuration/TempoSettings/preferredBPM`` / √2) and not faster than ``Configuration/TempoSettings/maximumBeatBPM``,
     /// with at least 4 beats (a clip of 5-8 s at a slow level has 4 to 7).
     ///
-    /// **Near ties**, with a `votingCurve` (the tempo-estimation curve): where the salience falls
+    /// **Near ties** (in ``adjacentLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``,
+    /// with the tempo-estimation curve to vote on): where the salience falls
     /// just short (at least ``Configuration/LevelSettings/salienceTie`` of 1), the accents say
     /// little about which level is tapped, and the periodicity decides: the window votes of
     /// ``OctaveVote`` on the curve, when they prefer the half period (Davies & Plumbley 2007,
     /// sec. III; the same votes that halve the beats in step 8). Accent and periodicity are the
     /// two cues of McKinney & Moelants (2006) to the tapped level.
-    ///
-    /// Its candidates put the faster level first (with the confidences the estimator gave them).
-    func fasterLevel(
-        of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve? = nil
-    ) -> TempoEstimate? {
-        guard
-            let salience = fasterLevelSalience(
-                of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator),
-            takesFasterLevel(salience: salience, period: tempo.period, votingCurve: votingCurve)
-        else { return nil }
-        return level(of: tempo, dividedBy: 2)
-    }
-
-    /// The salience of the level at half the period of `tempo` relative to the tracked level,
-    /// `resonance(τ/2) / resonance(τ) × (on + mid) / (2 · on)`, or `nil` where that level is not
-    /// a candidate (fewer than 4 beats, faster than ``Configuration/TempoSettings/maximumBeatBPM``,
-    /// not nearer the preferred tempo, no accent on the beats); see
-    /// ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``.
     func fasterLevelSalience(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator
@@ -137,12 +122,12 @@ extension RhythmAnalyzer {
     /// Step 5: the level a listener taps instead of the tracked one, at half or a third of the
     /// period of `tempo`, or `nil`: the faster level when it is the more salient, else the level
     /// of a fast triple meter's beats, else the faster level on a near tie that the window votes
-    /// decide (``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``,
+    /// decide (``fasterLevelSalience(of:beats:relativeFlux:radius:frameRate:estimator:)``,
     /// ``tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``). `votingCurve` is the
-    /// tempo-estimation curve.
+    /// tempo-estimation curve; without it, near ties keep the tracked level.
     func adjacentLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve
+        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve?
     ) -> TempoEstimate? {
         guard configuration.level.adjacentLevelSalience else { return nil }
         // The faster level's salience is computed once and decided twice: clearly, then on a near tie.
@@ -172,7 +157,7 @@ extension RhythmAnalyzer {
     /// ``Configuration/TempoSettings/maximumBeatBPM``, the beats' thirds carry more accent than their midpoints
     /// (a triple, not a duple, subdivision; Lerdahl & Jackendoff 1983, metrical well-formedness)
     /// and at least ``Configuration/LevelSettings/tripleLevelAccent`` of the beats' accent, with at least 4
-    /// beats. Accents are those of ``fasterLevel(of:beats:relativeFlux:radius:frameRate:estimator:votingCurve:)``.
+    /// beats. Accents are those of ``fasterLevelSalience(of:beats:relativeFlux:radius:frameRate:estimator:)``.
     func tripleLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
         frameRate: Double, estimator: TempoEstimator

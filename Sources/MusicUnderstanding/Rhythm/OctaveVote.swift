@@ -182,17 +182,17 @@ extension RhythmAnalyzer {
     /// the one on which the harmony changes more (`harmonicChange`, values at `harmonicRate` per
     /// second, ``harmonicChange(_:)``): chords change on beats rather than between them (Goto
     /// 2001, sec. 3.2, where chord changes tell beats from off-beats). Without harmonic change,
-    /// the phase holding all the `downbeats`, else the one with the stronger onsets on `curve`
-    /// (``strongerPhase(_:curve:radius:)``).
+    /// the phase holding all the downbeats (`downbeatIndices`, indices into the beats), else the
+    /// one with the stronger onsets on `curve` (``strongerPhase(_:curve:radius:)``).
     func halve(
         _ times: inout [Double], beats: inout TrackedBeats, frameRate: Double, harmonicChange: [Float], harmonicRate: Double,
-        downbeats: [Double], curve: [Float]
+        downbeatIndices: [Int], curve: [Float]
     ) {
         let change = changeByPhase(beats.frames, frameRate: frameRate, harmonicChange: harmonicChange, harmonicRate: harmonicRate)
         let phase =
             change[0] != change[1]
             ? (change[1] > change[0] ? 1 : 0)
-            : downbeatPhase(downbeats.compactMap { bar in times.firstIndex(of: bar) })
+            : downbeatPhase(downbeatIndices)
                 ?? strongerPhase(beats.frames, curve: curve, radius: beats.radius)
         times = Grid.everyOther(times, phase: phase)
         beats.frames = Grid.everyOther(beats.frames, phase: phase)

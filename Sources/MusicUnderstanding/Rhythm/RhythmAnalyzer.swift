@@ -113,7 +113,7 @@ public struct RhythmAnalyzer: Sendable {
             votesForSlowerLevel(voting, beatsPerMinute: bpm)
         {
             halve(
-                &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeats: bars.downbeats, curve: curve)
+                &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeatIndices: bars.indices, curve: curve)
             bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
             let halvedInterval = medianInterval(beatTimes)
             bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
