@@ -7,7 +7,7 @@ import Foundation
 /// `RhythmConfiguration.swift`):
 /// 1. Onset curves (`BeatActivation.swift`): the beat-tracking curve (broadband plus low-band
 ///    onsets) and, for the tempo, the same with the high band down-weighted.
-/// 2. `TempoEstimator` (`Tempo.swift`, gated in `MetricalLevel.swift`): global tempo from the
+/// 2. `TempoEstimator` (`Tempo.swift`, gated in `PulseTest.swift`): global tempo from the
 ///    averaged autocorrelation of the onset strength with a perceptual tempo prior (Ellis 2007;
 ///    Klapuri et al. 2006); a weak periodicity peak (silence, noise) gives no beats at all, unless
 ///    a pitched input's harmonic change pulses at the tempo (soft attacks).

@@ -8,7 +8,7 @@ extension RhythmAnalyzer {
     public struct Configuration: Sendable, Hashable, Codable {
         /// Step 1, the onset curves the tempo and the beats follow (`BeatActivation.swift`).
         public var onsets = OnsetSettings()
-        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `MetricalLevel.swift`).
+        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `PulseTest.swift`).
         public var tempo = TempoSettings()
         /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
         public var beats = BeatSettings()
@@ -42,7 +42,7 @@ extension RhythmAnalyzer {
             public init() {}
         }
 
-        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `MetricalLevel.swift`).
+        /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `PulseTest.swift`).
         public struct TempoSettings: Sendable, Hashable, Codable {
             /// Lowest tempo considered, BPM (default 40).
             public var minimumBPM: Double = 40
