@@ -1,10 +1,10 @@
 import Foundation
 
 /// The metrical-level steps of the rhythm chain (madmom's tempo processors, and the octave
-/// folding of DJ software): the choice between
-/// the tracked level and the one at half its period by their salience to a listener (Parncutt
-/// 1994; McKinney & Moelants 2006), the tempo's octave alternatives at the beats' tempo, and the
-/// folding of the beat grid into ``Configuration/LevelSettings/foldedTempoRange``.
+/// folding of DJ software): the choice between the tracked level and the one at half its period
+/// by their salience to a listener (Parncutt 1994; McKinney & Moelants 2006), the tempo's octave
+/// alternatives at the beats' tempo, and the folding of the beat grid into
+/// ``Configuration/LevelSettings/foldedTempoRange``.
 extension RhythmAnalyzer {
     /// The salience of the level at half the period of `tempo` relative to the tracked level, or
     /// `nil` where that level is not a candidate (fewer than 4 beats, faster than
