@@ -346,6 +346,32 @@ import Testing
         #expect(a.scorePerBeat > b.scorePerBeat, "\(a.scorePerBeat) vs \(b.scorePerBeat)")
     }
 
+    /// The bar-length periodicity of the beat cues: a pattern that repeats every 4 beats (and
+    /// every 2, as a backbeat does) recurs more at the lags of 4/4 than of 3/4, a pattern of 3
+    /// the other way round; a clip with fewer than four bars of pairs gives none. With flat
+    /// salience the periodicity chooses the meter, against the odd-meter penalty too.
+    @Test func meterPeriodicityChoosesTheRecurringMeter() throws {
+        let tracker = DownbeatTracker(configuration: .init())
+        func cues(_ pattern: [Double], beats: Int) -> DownbeatTracker.BeatCues {
+            let v = (0..<beats).map { pattern[$0 % pattern.count] + 0.1 * sin(Double($0) * 1.7) }
+            return DownbeatTracker.BeatCues(low: v, high: v.map { -$0 }, accent: v, loudness: v, afterRest: v.map { _ in false })
+        }
+        let duple = tracker.meterPeriodicity(cues([1, -0.5, 0.3, -0.5], beats: 48), meters: [3, 4])
+        let triple = tracker.meterPeriodicity(cues([1, -0.3, -0.6], beats: 48), meters: [3, 4])
+        let d3 = try #require(duple[3]), d4 = try #require(duple[4])
+        let t3 = try #require(triple[3]), t4 = try #require(triple[4])
+        #expect(d4 > d3 + 0.5, "\(d4) vs \(d3)")
+        #expect(t3 > t4 + 0.5, "\(t3) vs \(t4)")
+        #expect(tracker.meterPeriodicity(cues([1, -0.5, 0.3, -0.5], beats: 19), meters: [3, 4]).isEmpty)
+
+        let flat = [Double](repeating: 0, count: 48)
+        #expect(tracker.decode(flat, meterPeriodicity: [3: 0.8, 4: 0]).map(\.beatsPerBar) == 3)
+        #expect(tracker.decode(flat, meterPeriodicity: [3: 0, 4: 0.8]).map(\.beatsPerBar) == 4)
+        var off = RhythmAnalyzer.Configuration()
+        off.downbeats.meterPeriodicityWeight = 0
+        #expect(DownbeatTracker(configuration: off).decode(flat, meterPeriodicity: [3: 0.8, 4: 0]).map(\.beatsPerBar) == 4)
+    }
+
     /// With `alternativeHarmonicContextBeats` 0, or equal to `harmonicContextBeats`, the bars
     /// of a song are those of the single span; the second span only ever adds a candidate.
     @Test func alternativeHarmonicSpanOffKeepsTheSingleSpan() {

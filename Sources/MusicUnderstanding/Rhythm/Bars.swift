@@ -35,8 +35,12 @@ extension RhythmAnalyzer {
             spans.append(configuration.downbeats.alternativeHarmonicContextBeats)
         }
         // The decoding with the higher score per beat (`max(by:)` keeps the first span's on a tie).
-        let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans)
-            .compactMap { downbeats.decode($0) }
+        let cues = downbeats.beatCues(beatFrames: beats.frames, onset: onset)
+        let periodicity =
+            configuration.downbeats.meterPeriodicityWeight != 0
+            ? downbeats.meterPeriodicity(cues, meters: configuration.downbeats.meters) : [:]
+        let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans, cues: cues)
+            .compactMap { downbeats.decode($0, meterPeriodicity: periodicity) }
             .max { $0.scorePerBeat < $1.scorePerBeat }
         if let decoded = best, !decoded.downbeatIndices.isEmpty {
             found = FoundBars(

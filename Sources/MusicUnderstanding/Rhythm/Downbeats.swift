@@ -88,11 +88,11 @@ struct DownbeatTracker: Sendable {
     /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
     /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/DownbeatSettings/harmonicContextBeats``);
     /// every cue is robustly standardised over the piece.
-    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int]) -> [[Double]] {
+    /// `cues` are the onset cues at the beats (``beatCues(beatFrames:onset:)``).
+    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int], cues: BeatCues) -> [[Double]] {
         let k = beatFrames.count
         guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
         let n = onset.strength.count
-        let cues = beatCues(beatFrames: beatFrames, onset: onset)
         // Beat-synchronous chroma: mean profile between consecutive beats (the last beat spans
         // one more beat interval), by the shared segment aggregation.
         var segment = [[Double]](repeating: [Double](repeating: 0, count: 12), count: k)
@@ -175,8 +175,44 @@ struct DownbeatTracker: Sendable {
         return 0
     }
 
-    /// Decodes meter and downbeats from per-beat downbeat salience.
-    func decode(_ salience: [Double]) -> Result? {
+    /// The bar-length periodicity of the beat cues for each meter in `meters`: the mean, over the
+    /// low-band, high-band, accent and stress cues and over the meter's lags, of the correlation
+    /// between each beat's value and the value a lag later. The lags are the bar (`meter` beats)
+    /// and, in an even meter of 4 or more, the half bar, itself a metrical level there (the
+    /// secondary accent of ``metricalWeight(position:meter:)``). Patterns repeat from bar to bar,
+    /// so the cues recur at the bar's length and, in duple time, at its half; that recurrence of
+    /// beat-segment descriptors at lags of 2 and 4 against 3 beats is what decides duple against
+    /// triple meter in Gouyon & Herrera 2003 ("Determination of the meter of musical audio
+    /// signals: seeking recurrences in beat segment descriptors", AES 114th Convention). Every
+    /// lag is measured on the same number of pairs (the beats but the last longest lag's), since
+    /// a correlation over fewer pairs is biased differently; empty when there are fewer than
+    /// four of the longest bars' worth of pairs, as in a clip of a few seconds.
+    func meterPeriodicity(_ cues: BeatCues, meters: [Int]) -> [Int: Double] {
+        func lags(_ meter: Int) -> [Int] { meter >= 4 && meter % 2 == 0 ? [meter / 2, meter] : [meter] }
+        let valid = meters.filter { $0 >= 1 }
+        guard let longest = valid.max() else { return [:] }
+        let pairs = cues.low.count - longest
+        guard pairs >= 4 * longest else { return [:] }
+        let series = [cues.low, cues.high, cues.accent, cues.loudness].filter { $0.count == cues.low.count }
+        guard !series.isEmpty else { return [:] }
+        var out: [Int: Double] = [:]
+        for meter in valid {
+            var sum = 0.0, count = 0
+            for lag in lags(meter) {
+                for x in series {
+                    sum += Smoothing.pearson(Array(x[..<pairs]), Array(x[lag..<(lag + pairs)]))
+                    count += 1
+                }
+            }
+            out[meter] = sum / Double(count)
+        }
+        return out
+    }
+
+    /// Decodes meter and downbeats from per-beat downbeat salience; `meterPeriodicity`
+    /// (``meterPeriodicity(_:meters:)``) weighs each meter by
+    /// ``RhythmAnalyzer/Configuration/DownbeatSettings/meterPeriodicityWeight`` per beat.
+    func decode(_ salience: [Double], meterPeriodicity: [Int: Double] = [:]) -> Result? {
         let k = salience.count
         let meters = Array(Set(configuration.downbeats.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
         guard k >= 2, !meters.isEmpty else { return nil }
@@ -216,6 +252,7 @@ struct DownbeatTracker: Sendable {
                 score[st] += beta * salience[i] * metricalWeight(position: statePos[st], meter: stateMeter[st])
                 // Meter prior per beat: duple and quadruple meters are the more common.
                 if stateMeter[st] % 2 == 1 { score[st] -= configuration.downbeats.oddMeterPenalty }
+                score[st] += configuration.downbeats.meterPeriodicityWeight * (meterPeriodicity[stateMeter[st]] ?? 0)
             }
         }
         var st = 0

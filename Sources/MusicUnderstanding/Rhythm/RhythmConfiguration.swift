@@ -257,6 +257,9 @@ extension RhythmAnalyzer {
             /// Log-prior penalty per beat for odd meters (3 beats per bar) against even ones (default
             /// 0.1; 4/4 is far more common than 3/4 in Western music).
             public var oddMeterPenalty: Double = 0.1
+            /// Weight per beat of a meter's bar-length periodicity, the beat cues' correlation with
+            /// themselves one bar (and, in an even meter, half a bar) later (default 1; 0 turns it off).
+            public var meterPeriodicityWeight: Double = 1
             /// Probability of a bar re-phasing jump per beat (default 1e-3).
             public var barJumpProbability: Double = 1e-3
             /// Probability of a meter change per beat (default 1e-6).
