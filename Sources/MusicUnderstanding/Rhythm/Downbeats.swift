@@ -17,8 +17,10 @@ import Foundation
 /// over a small bar-position state space (meter `M` ∈ `meters`, position `0..<M`), the
 /// beat-level analogue of the bar pointer of Krebs, Böck & Widmer 2015/2016: positions advance
 /// by one per beat, a rare jump re-phases the bar, and the meter is held for the whole piece
-/// unless the evidence for a change is overwhelming. The salience counts fully on the first beat
-/// of a bar and partly on the middle beat of an even bar (the metrical grid, `metricalWeight`).
+/// unless the evidence for a change is overwhelming; each meter is weighed by how much the
+/// onset cues recur one bar later (``meterPeriodicity(_:meters:)``). The salience counts fully
+/// on the first beat of a bar and partly on the middle beat of an even bar (the metrical grid,
+/// `metricalWeight`).
 struct DownbeatTracker: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration

@@ -25,7 +25,8 @@ import Foundation
 ///    onsets of its neighbours (LOWESS).
 /// 7. `DownbeatTracker` (`Downbeats.swift`, composed in `Bars.swift`): meter (3 or 4) and bar
 ///    phase from beat-synchronous harmonic change, low-band onsets and accents (Durand et al.
-///    2015), decoded with a bar-position Viterbi; the last bar is completed.
+///    2015), decoded with a bar-position Viterbi that weighs each meter by the cues' recurrence
+///    one bar later (Gouyon & Herrera 2003); the last bar is completed.
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
 ///    Plumbley 2007) and the meter is not odd; the bars found again.
