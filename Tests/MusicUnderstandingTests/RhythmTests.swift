@@ -512,7 +512,7 @@ import Testing
         acf[period / 2] = -0.05
         acf[period] = 0.6
         let tempo = TempoEstimate(
-            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
             candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: acf)
         func triple(thirds: Float, mid: Float = 0) -> TempoEstimate? {
             let beats = (0..<count).map { $0 * period }
@@ -549,7 +549,7 @@ import Testing
         let analyzer = RhythmAnalyzer()
         let estimator = TempoEstimator(configuration: analyzer.configuration)
         let tempo = TempoEstimate(
-            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
             candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
         func faster(beats count: Int) -> TempoEstimate? {
             let beats = (0..<count).map { $0 * period }
@@ -586,7 +586,7 @@ import Testing
             OctaveVoteTests.pulses(seconds: Double(period * (count + 1)) / fps, period: Double(step) / fps)
         }
         let tempo = TempoEstimate(
-            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
             candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
         func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?) -> TempoEstimate? {
             analyzer.adjacentLevel(
@@ -626,7 +626,7 @@ import Testing
             acf[period / 2] = halfPeak
             acf[period] = 0.5
             return TempoEstimate(
-                period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5, contrast: 1,
+                period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
                 candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: acf)
         }
         let analyzer = RhythmAnalyzer()

@@ -107,13 +107,22 @@ extension RhythmAnalyzer {
         else { return curve }
         let share = configuration.beats.linearFluxBeatShare * impulsiveShare
         guard share > 0 else { return curve }
+        return Self.meanMatchedMix(curve, with: linear, share: share) ?? curve
+    }
+
+    /// `curve` mixed with `other` (of the same length) on `curve`'s scale:
+    /// `(1 − w) · curve + w · k · other` with `w = min(1, share)` and `k` the ratio of their means,
+    /// or `scaleWithoutCurve` when `curve`'s mean is not positive; a non-finite value of `other`
+    /// counts as 0. `nil` when the lengths differ, `other`'s mean is not positive, or `curve`'s
+    /// mean is not positive and there is no `scaleWithoutCurve`.
+    static func meanMatchedMix(_ curve: [Float], with other: [Float], share: Float, scaleWithoutCurve: Float? = nil) -> [Float]? {
+        guard !curve.isEmpty, other.count == curve.count else { return nil }
         let meanCurve = curve.reduce(0, +) / Float(curve.count)
-        let meanLinear = linear.reduce(0, +) / Float(linear.count)
-        guard meanLinear > 0, meanCurve > 0 else { return curve }
-        let k = meanCurve / meanLinear
+        let meanOther = other.reduce(0, +) / Float(other.count)
+        guard meanOther > 0, let k = meanCurve > 0 ? meanCurve / meanOther : scaleWithoutCurve else { return nil }
         let w = min(1, share)
         var out = curve
-        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * (linear[i].isFinite ? linear[i] : 0) }
+        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * (other[i].isFinite ? other[i] : 0) }
         return out
     }
 
@@ -135,15 +144,8 @@ extension RhythmAnalyzer {
             let f = Float(x - Double(b))
             resampled[i] = change[b] * (1 - f) + change[b + 1] * f
         }
-        let meanCurve = curve.reduce(0, +) / Float(curve.count)
-        let meanChange = resampled.reduce(0, +) / Float(resampled.count)
-        guard meanChange > 0, meanChange.isFinite else { return curve }
-        // Without onsets at all, the harmonic change alone (on the curve's own scale when it has one).
-        let k = meanCurve > 0 ? meanCurve / meanChange : 1
-        let w = min(1, share)
-        var out = curve
-        for i in out.indices { out[i] = (1 - w) * curve[i] + w * k * resampled[i] }
-        return out
+        // Without onsets at all, the harmonic change as it is (on the curve's scale when it has one).
+        return Self.meanMatchedMix(curve, with: resampled, share: share, scaleWithoutCurve: 1) ?? curve
     }
 
     /// Where the texture lies between legato (0) and impulsive (1): the ``impulsiveness(onset:curve:)``

@@ -10,8 +10,6 @@ struct TempoEstimate: Sendable {
     /// chosen metrical hierarchy (the level first chosen, its double and triple, and `period`;
     /// 0 for no pulse, 1 for a perfectly periodic curve).
     var salience: Double
-    /// Peak-to-background ratio of the autocorrelation at `period` over the tempo range.
-    var contrast: Double
     /// Periodicity of the harmonic change at `period`: the mean normalised autocorrelation of
     /// the harmonic-change curve there (the largest within one chroma block; 0 without one).
     var harmonicSalience: Double = 0
@@ -245,15 +243,9 @@ struct TempoEstimator: Sendable {
         // Parabolic interpolation of the peak.
         var period = Double(bestLag)
         if let d = PeakPicking.parabolicOffset(acf[bestLag - 1], acf[bestLag], acf[bestLag + 1]), abs(d) < 1 { period += d }
-        // Contrast: peak against the median of the autocorrelation over the tempo range.
-        var range = Array(acf[minLag...maxLag])
-        range.sort()
-        let median = range[range.count / 2]
-        let spread = max(1e-6, range[Int(Double(range.count - 1) * 0.9)] - median)
-        let contrast = (acf[bestLag] - median) / spread
         return TempoEstimate(
             period: period, beatsPerMinute: 60 * frameRate / period,
-            salience: max(salience, acf[bestLag]), contrast: contrast, harmonicSalience: chordPeak(period),
+            salience: max(salience, acf[bestLag]), harmonicSalience: chordPeak(period),
             candidates: tempoCandidates, autocorrelation: acf)
     }
 
