@@ -91,6 +91,19 @@ import Testing
         #expect(t2 == stride(from: 0, to: times.count, by: 2).map { times[$0] })
     }
 
+    /// A chord change is counted for every beat within about a block of the time it belongs to
+    /// (the start of its block), before or after it alike: one change 0.13 s after an even beat
+    /// and 0.13 s before an odd one counts for both phases, and one 0.25 s from either for neither.
+    @Test func harmonicChangeCountsEquallyBeforeAndAfterABeat() {
+        let analyzer = RhythmAnalyzer()
+        var change = [Float](repeating: 0, count: 40)
+        change[10] = 1  // blocks of 0.1 s: the change at 0.95 s
+        let near = analyzer.changeByPhase([82, 108], frameRate: 100, harmonicChange: change, harmonicRate: 10)
+        #expect(near == [1, 1], "\(near)")
+        let far = analyzer.changeByPhase([70, 120], frameRate: 100, harmonicChange: change, harmonicRate: 10)
+        #expect(far == [0, 0], "\(far)")
+    }
+
     /// With the votes off the step never halves: the chain's other steps decide alone.
     @Test func votesOffNeverPreferTheSlowerLevel() {
         var configuration = RhythmAnalyzer.Configuration()
