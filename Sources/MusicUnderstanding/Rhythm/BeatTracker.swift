@@ -191,31 +191,41 @@ struct BeatTracker: Sendable {
 
     /// The largest `a[k] + b[k]` for `k` in `0..<count`, and the first `k` that reaches it (`nil`
     /// when every sum is −∞): the maximisation over the sources of one period change. The
-    /// maximum is taken in four independent lanes (exact: a maximum does not round), then the
-    /// first index that reaches it is looked up, which is the index a sequential scan keeping
-    /// the first strict maximum would return.
+    /// maximum is taken in four independent lanes (exact: a maximum does not round), each keeping
+    /// the index of its first strict maximum; the first index overall is the smallest of the
+    /// lanes' indices that reach the maximum, which is the index a sequential scan keeping the
+    /// first strict maximum would return.
     @inline(__always)
     static func firstMaximum(of a: UnsafePointer<Double>, plus b: UnsafePointer<Double>, count: Int) -> (Double, Int?) {
         var b0 = -Double.infinity, b1 = b0, b2 = b0, b3 = b0
+        var i0 = 0, i1 = 1, i2 = 2, i3 = 3
         var k = 0
         while k + 4 <= count {
             let v0 = a[k] + b[k], v1 = a[k + 1] + b[k + 1]
             let v2 = a[k + 2] + b[k + 2], v3 = a[k + 3] + b[k + 3]
+            i0 = v0 > b0 ? k : i0
             b0 = v0 > b0 ? v0 : b0
+            i1 = v1 > b1 ? k + 1 : i1
             b1 = v1 > b1 ? v1 : b1
+            i2 = v2 > b2 ? k + 2 : i2
             b2 = v2 > b2 ? v2 : b2
+            i3 = v3 > b3 ? k + 3 : i3
             b3 = v3 > b3 ? v3 : b3
             k += 4
         }
+        // The tail's indices are above every lane's, so lane 0 keeps its first strict maximum.
         while k < count {
             let v = a[k] + b[k]
-            b0 = v > b0 ? v : b0
+            if v > b0 { b0 = v; i0 = k }
             k += 1
         }
         let best = max(max(b0, b1), max(b2, b3))
         guard best > -.infinity else { return (best, nil) }
-        k = 0
-        while k < count - 1 && a[k] + b[k] != best { k += 1 }
-        return (best, k)
+        var first = Int.max
+        if b0 == best { first = i0 }
+        if b1 == best { first = min(first, i1) }
+        if b2 == best { first = min(first, i2) }
+        if b3 == best { first = min(first, i3) }
+        return (best, first)
     }
 }
