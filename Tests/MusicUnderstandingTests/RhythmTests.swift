@@ -372,6 +372,34 @@ import Testing
         #expect(DownbeatTracker(configuration: off).decode(flat, meterPeriodicity: [3: 0.8, 4: 0]).map(\.beatsPerBar) == 4)
     }
 
+    /// Bars through a rest: two beats of a 4/4 piece are missing (a rest where no beats were
+    /// tracked), and the downbeat cue is weak (a jump of the bar phase costs more than 20 bars
+    /// of it). Counting the elapsed beat periods keeps every downbeat on a true one across the
+    /// gap; counting only the detected beats puts the bars after it half a bar off.
+    @Test func barsKeepTheirPlaceAcrossARest() throws {
+        // True beats every 50 frames, downbeats on every 4th; beats 82 and 83 are not detected.
+        let all = Array(0..<164)
+        let detected = all.filter { $0 != 82 && $0 != 83 }
+        let frames = detected.map { 20 + 50 * $0 }
+        let salience: [Double] = detected.map { $0 % 4 == 0 ? 0.4 : 0 }
+        let gaps: [Int] = (1..<frames.count).map { frames[$0] - frames[$0 - 1] == 150 ? 3 : 1 }
+        #expect(DownbeatTracker.periodsElapsed(frames) == gaps)
+        let tracker = DownbeatTracker(configuration: .init())
+        let trueDownbeats = detected.indices.filter { detected[$0] % 4 == 0 }
+        let counted = try #require(tracker.decode(salience, elapsed: DownbeatTracker.periodsElapsed(frames)))
+        #expect(counted.beatsPerBar == 4)
+        #expect(counted.downbeatIndices == trueDownbeats)
+        let uncounted = try #require(tracker.decode(salience))
+        let wrong = uncounted.downbeatIndices.filter { !trueDownbeats.contains($0) }
+        #expect(wrong.count >= 15, "\(wrong.count) downbeats off the true ones without the count")
+        // A tempo that drifts by a tenth is no gap.
+        let drifting: [Int] = (0..<40).map { (i: Int) -> Int in
+            let t: Double = 50 * Double(i) * (1 + 0.0025 * Double(i))
+            return 20 + Int(t)
+        }
+        #expect(DownbeatTracker.periodsElapsed(drifting).allSatisfy { $0 == 1 })
+    }
+
     /// With `alternativeHarmonicContextBeats` 0, or equal to `harmonicContextBeats`, the bars
     /// of a song are those of the single span; the second span only ever adds a candidate.
     @Test func alternativeHarmonicSpanOffKeepsTheSingleSpan() {

@@ -39,8 +39,10 @@ extension RhythmAnalyzer {
         let periodicity =
             configuration.downbeats.meterPeriodicityWeight != 0
             ? downbeats.meterPeriodicity(cues, meters: configuration.downbeats.meters) : [:]
+        // The bar position goes on through the beats left out in rests.
+        let elapsed = configuration.downbeats.countsSkippedBeats ? DownbeatTracker.periodsElapsed(beats.frames) : []
         let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans, cues: cues)
-            .compactMap { downbeats.decode($0, meterPeriodicity: periodicity) }
+            .compactMap { downbeats.decode($0, meterPeriodicity: periodicity, elapsed: elapsed) }
             .max { $0.scorePerBeat < $1.scorePerBeat }
         if let decoded = best, !decoded.downbeatIndices.isEmpty {
             found = FoundBars(

@@ -211,10 +211,35 @@ struct DownbeatTracker: Sendable {
         return out
     }
 
+    /// The beat periods elapsed from each beat of `frames` to the next, one per beat after the
+    /// first: 1 for an interval shorter than 1.5 local periods, else the interval in local periods,
+    /// rounded. The local period is the median of the nine intervals around (fewer at the ends).
+    ///
+    /// The beat tracker leaves no beats in a rest or a held fermata where nothing sounds
+    /// (``RhythmAnalyzer/trackBeats(around:activation:curve:energy:silence:)``), but the metre goes
+    /// on through it: the bar pointer of Krebs, Böck & Widmer (2015, "An efficient state-space
+    /// model for joint tempo and meter tracking", ISMIR, sec. 2) advances with time, not with
+    /// detected beats. Counting the skipped beats keeps the bar position across the gap, where
+    /// counting only the detected ones would make the bars after it a beat or two off, or cost
+    /// the decoding a jump.
+    static func periodsElapsed(_ frames: [Int]) -> [Int] {
+        guard frames.count >= 3 else { return [Int](repeating: 1, count: max(0, frames.count - 1)) }
+        let intervals = zip(frames, frames.dropFirst()).map { Double($1 - $0) }
+        return intervals.indices.map { i in
+            let window = intervals[max(0, i - 4)...min(intervals.count - 1, i + 4)].sorted()
+            let local = window[window.count / 2]
+            guard local > 0, intervals[i] >= 1.5 * local else { return 1 }
+            return max(1, Int((intervals[i] / local).rounded()))
+        }
+    }
+
     /// Decodes meter and downbeats from per-beat downbeat salience; `meterPeriodicity`
     /// (``meterPeriodicity(_:meters:)``) weighs each meter by
     /// ``RhythmAnalyzer/Configuration/DownbeatSettings/meterPeriodicityWeight`` per beat.
-    func decode(_ salience: [Double], meterPeriodicity: [Int: Double] = [:]) -> Result? {
+    /// `elapsed` holds the beat periods from each beat to the next (``periodsElapsed(_:)``): the
+    /// bar position advances by that many from one beat to the next (by 1 where it is empty or
+    /// shorter).
+    func decode(_ salience: [Double], meterPeriodicity: [Int: Double] = [:], elapsed: [Int] = []) -> Result? {
         let k = salience.count
         let meters = Array(Set(configuration.downbeats.meters.filter { $0 >= 2 && $0 <= 16 })).sorted()  // back-pointers are bytes
         guard k >= 2, !meters.isEmpty else { return nil }
@@ -231,13 +256,14 @@ struct DownbeatTracker: Sendable {
         let beta = configuration.downbeats.downbeatSharpness
         for i in 0..<k {
             if i > 0 {
+                let step = i - 1 < elapsed.count ? max(1, elapsed[i - 1]) : 1
                 for to in 0..<s {
                     var best = -Double.infinity, arg = 0
                     for from in 0..<s {
                         let t: Double
                         if stateMeter[from] == stateMeter[to] {
                             t =
-                                (statePos[from] + 1) % stateMeter[from] == statePos[to]
+                                (statePos[from] + step) % stateMeter[from] == statePos[to]
                                 ? logAdvance : logJump - log(Double(max(1, stateMeter[to] - 1)))
                         } else {
                             t = statePos[to] == 0 ? logMeterChange : -.infinity

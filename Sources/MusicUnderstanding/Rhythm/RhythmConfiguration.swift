@@ -264,6 +264,10 @@ extension RhythmAnalyzer {
             public var barJumpProbability: Double = 1e-3
             /// Probability of a meter change per beat (default 1e-6).
             public var meterChangeProbability: Double = 1e-6
+            /// Whether the bar position advances by the beat periods elapsed between two beats, so
+            /// that bars keep their place across a rest or a fermata where no beats were tracked
+            /// (default true; ``DownbeatTracker/periodsElapsed(_:)``), rather than by one per beat.
+            public var countsSkippedBeats: Bool = true
             /// Whether the bar in progress at the last tracked beat is completed while the music still
             /// sounds (default true).
             public var completesLastBar: Bool = true
