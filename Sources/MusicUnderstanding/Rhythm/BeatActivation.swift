@@ -130,15 +130,15 @@ extension RhythmAnalyzer {
     /// second) resampled to its frames at `frameRate`, means matched, the harmonic change at
     /// ``Configuration/BeatSettings/harmonicChangeBeatShare``: the activation of an input whose
     /// pulse is in its changes of pitch and not in its onsets (``pulseThresholds(_:)``), as in
-    /// pitch-based onset detection for soft attacks (Collins 2005; Holzapfel et al. 2010). A
-    /// change value compares the blocks from its own on with those before, so it is placed at
-    /// the start of its block's span. `curve` unchanged when there is no harmonic change.
+    /// pitch-based onset detection for soft attacks (Collins 2005; Holzapfel et al. 2010), each
+    /// frame reading the change at its ``harmonicChangePosition(ofFrame:frameRate:harmonicRate:)``.
+    /// `curve` unchanged when there is no harmonic change.
     func withHarmonicChange(_ curve: [Float], harmonicChange change: [Float], harmonicRate: Double, frameRate: Double) -> [Float] {
         let share = configuration.beats.harmonicChangeBeatShare
         guard share > 0, harmonicRate > 0, frameRate > 0, change.count > 1, !curve.isEmpty else { return curve }
         var resampled = [Float](repeating: 0, count: curve.count)
         for i in resampled.indices {
-            let x = Double(i) / frameRate * harmonicRate + 0.5
+            let x = harmonicChangePosition(ofFrame: i, frameRate: frameRate, harmonicRate: harmonicRate)
             let b = Int(x.rounded(.down))
             guard b >= 0, b + 1 < change.count else { continue }
             let f = Float(x - Double(b))
@@ -146,6 +146,14 @@ extension RhythmAnalyzer {
         }
         // Without onsets at all, the harmonic change as it is (on the curve's scale when it has one).
         return Self.meanMatchedMix(curve, with: resampled, share: share, scaleWithoutCurve: 1) ?? curve
+    }
+
+    /// The fractional index into ``harmonicChange(_:)`` (`harmonicRate` values per second) that
+    /// belongs to onset frame `frame` at `frameRate`. Value `b` compares the blocks before block
+    /// `b` with those from it on, so it belongs to the start of block `b`, half a block before
+    /// the block's centre; a frame at time `t` therefore reads index `t · harmonicRate + 0.5`.
+    func harmonicChangePosition(ofFrame frame: Int, frameRate: Double, harmonicRate: Double) -> Double {
+        Double(frame) / frameRate * harmonicRate + 0.5
     }
 
     /// Where the texture lies between legato (0) and impulsive (1): the ``impulsiveness(onset:curve:)``

@@ -202,7 +202,8 @@ struct DownbeatTracker: Sendable {
             var sum = 0.0, count = 0
             for lag in lags(meter) {
                 for x in series {
-                    sum += Smoothing.pearson(Array(x[..<pairs]), Array(x[lag..<(lag + pairs)]))
+                    // `pearson` reads the first `pairs` values of `x`, as many as the lagged copy has.
+                    sum += Smoothing.pearson(x, Array(x[lag..<(lag + pairs)]))
                     count += 1
                 }
             }
@@ -226,9 +227,8 @@ struct DownbeatTracker: Sendable {
         guard frames.count >= 3 else { return [Int](repeating: 1, count: max(0, frames.count - 1)) }
         let intervals = zip(frames, frames.dropFirst()).map { Double($1 - $0) }
         return intervals.indices.map { i in
-            let window = intervals[max(0, i - 4)...min(intervals.count - 1, i + 4)].sorted()
-            let local = window[window.count / 2]
-            guard local > 0, intervals[i] >= 1.5 * local else { return 1 }
+            let window = Array(intervals[max(0, i - 4)...min(intervals.count - 1, i + 4)])
+            guard let local = Smoothing.median(window), local > 0, intervals[i] >= 1.5 * local else { return 1 }
             return max(1, Int((intervals[i] / local).rounded()))
         }
     }

@@ -199,15 +199,13 @@ extension RhythmAnalyzer {
     }
 
     /// The summed harmonic change at the even and at the odd beats of `frames` (at `frameRate`):
-    /// the largest value of `harmonicChange` within one block of each beat; `[0, 0]` without it.
-    /// Value `b` of ``harmonicChange(_:)`` compares the blocks before block `b` with those from
-    /// it on, so it belongs to the start of block `b`, half a block before its centre (the time
-    /// ``withHarmonicChange(_:harmonicChange:harmonicRate:frameRate:)`` reads it at too).
+    /// the largest value of `harmonicChange` within one block of each beat (the value nearest the
+    /// beat's ``harmonicChangePosition(ofFrame:frameRate:harmonicRate:)``); `[0, 0]` without it.
     func changeByPhase(_ frames: [Int], frameRate: Double, harmonicChange: [Float], harmonicRate: Double) -> [Double] {
         var sums = [0.0, 0.0]
         guard harmonicRate > 0, frameRate > 0, !harmonicChange.isEmpty else { return sums }
         for (i, f) in frames.enumerated() {
-            let block = Int((Double(f) / frameRate * harmonicRate + 0.5).rounded())
+            let block = Int(harmonicChangePosition(ofFrame: f, frameRate: frameRate, harmonicRate: harmonicRate).rounded())
             sums[i % 2] += Double(PeakPicking.windowMaximum(harmonicChange, around: block, radius: 1))
         }
         return sums
