@@ -15,12 +15,13 @@ import Foundation
 extension RhythmAnalyzer {
     /// The bars found by ``findBars(_:beats:onset:harmony:silence:)``.
     struct FoundBars: Sendable {
-        /// Downbeat times, seconds (beat times).
-        var downbeats: [Double] = []
         /// The downbeats' indices into the beats.
         var indices: [Int] = []
         /// Beats per bar; `nil` without bars.
         var beatsPerBar: Int?
+
+        /// The downbeat times, seconds: the times of the beats at ``indices`` in `beats`.
+        func downbeats(in beats: [Double]) -> [Double] { indices.compactMap { beats.indices.contains($0) ? beats[$0] : nil } }
     }
 
     /// The bars of `times`; with ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
@@ -45,8 +46,7 @@ extension RhythmAnalyzer {
             .compactMap { downbeats.decode($0, meterPeriodicity: periodicity, elapsed: elapsed) }
             .max { $0.scorePerBeat < $1.scorePerBeat }
         if let decoded = best, !decoded.downbeatIndices.isEmpty {
-            found = FoundBars(
-                downbeats: decoded.downbeatIndices.map { times[$0] }, indices: decoded.downbeatIndices, beatsPerBar: decoded.beatsPerBar)
+            found = FoundBars(indices: decoded.downbeatIndices, beatsPerBar: decoded.beatsPerBar)
             if configuration.downbeats.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(
                     &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,

@@ -120,7 +120,7 @@ public struct RhythmAnalyzer: Sendable {
             bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
         }
         var result = RhythmResult(
-            beats: beatTimes, bars: bars.downbeats, beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
+            beats: beatTimes, bars: bars.downbeats(in: beatTimes), beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
         // 9. Folded into the tempo range, the reported tempo first.
         if let range = configuration.level.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
