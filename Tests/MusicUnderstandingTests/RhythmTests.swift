@@ -1133,8 +1133,9 @@ import Testing
     /// at 120 BPM, a softer bass note and a hi-hat between the beats. The whitening raises the
     /// bass and hats, in their many bands, above the kick in its few; the linear flux of this
     /// impulsive texture keeps the kick on top, and the beats stay on it. The control, the
-    /// whitened curve alone (``RhythmAnalyzer/Configuration/linearFluxBeatShare`` 0), sits on
-    /// the off-beats. A legato texture (string-like chords with 60 ms attacks) measures as
+    /// whitened curve alone (``RhythmAnalyzer/Configuration/linearFluxBeatShare`` 0, and without
+    /// the low band's extra weight, ``RhythmAnalyzer/Configuration/BeatSettings/lowBandTrackingWeight`` 0,
+    /// which alone also keeps the kick on top), sits on the off-beats. A legato texture (string-like chords with 60 ms attacks) measures as
     /// legato and keeps the whitened curve alone.
     @Test func impulsiveTextureFollowsTheLoudOnsets() {
         let beat = 0.5, start = 0.5, bars = 16
@@ -1150,6 +1151,7 @@ import Testing
         }
         var whitenedOnly = RhythmAnalyzer.Configuration()
         whitenedOnly.beats.linearFluxBeatShare = 0
+        whitenedOnly.beats.lowBandTrackingWeight = 0
         expectOnTheBeats(samples, truth: truth, offThemWith: whitenedOnly)
         // The texture measure itself: drums are impulsive, bowed chords are not.
         let stage = FeatureStage(features: RhythmStage.features)
@@ -1202,6 +1204,36 @@ import Testing
         var halfAndHalf = RhythmAnalyzer.Configuration()
         halfAndHalf.beats.linearFluxBeatShare = 0.5
         expectOnTheBeats(samples, truth: truth, offThemWith: halfAndHalf)
+    }
+
+    /// A strummed guitar at 120 BPM without drums, its up-strums half again as loud as its
+    /// down-strums and a shaker between the beats, so that the off-beats carry the louder
+    /// strokes; a bass note on every beat (the chord's root, as a skiffle or folk bass plays).
+    /// The low band adds to the beat tracker's curve once more in an impulsive texture
+    /// (``RhythmAnalyzer/Configuration/BeatSettings/lowBandTrackingWeight``), and with it the beats
+    /// sit on the bass; the control without that lean (weight 0, as before 0.8.10) sits on the
+    /// up-strums.
+    @Test func bassOnTheBeatsOutweighsLouderUpStrums() {
+        let beat = 0.5, start = 0.5, bars = 16
+        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * beat + 1) * Synth.rate))
+        var noise = Synth.Noise(state: 5)
+        var truth: [Double] = []
+        let chords = [[52, 59, 64, 68], [57, 64, 69, 73], [59, 66, 71, 75], [52, 59, 64, 68]]
+        let roots = [40, 45, 47, 40]
+        for k in 0..<(bars * 4) {
+            let t = start + Double(k) * beat
+            truth.append(t)
+            let chord = chords[(k / 4) % 4]
+            for (j, m) in chord.enumerated() { Synth.pluck(&samples, at: t + 0.008 * Double(j), midi: m, gain: 0.12, decay: 0.3) }
+            for (j, m) in chord.reversed().enumerated() {
+                Synth.pluck(&samples, at: t + beat / 2 + 0.008 * Double(j), midi: m, gain: 0.12 * 1.5, decay: 0.3)
+            }
+            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.3)
+            Synth.pluck(&samples, at: t, midi: roots[(k / 4) % 4], gain: 0.3, decay: 0.4)
+        }
+        var withoutLean = RhythmAnalyzer.Configuration()
+        withoutLean.beats.lowBandTrackingWeight = 0
+        expectOnTheBeats(samples, truth: truth, offThemWith: withoutLean)
     }
 
     /// Expects the default settings on the beats of `samples` (over 90 % within 70 ms of `truth`)

@@ -110,6 +110,26 @@ extension RhythmAnalyzer {
         return Self.meanMatchedMix(curve, with: linear, share: share) ?? curve
     }
 
+    /// `curve` plus ``Configuration/BeatSettings/lowBandTrackingWeight`` times `impulsiveShare` times the
+    /// low-band onset strength: the curve the beat tracker follows leans on the kick and the bass
+    /// more than the tempo estimate's curve does (``beatTrackingCurve(_:)`` already holds
+    /// ``Configuration/OnsetSettings/lowBandBeatWeight`` of it).
+    ///
+    /// Which of two equally strong streams of strokes is the beat, the down-strums or the
+    /// up-strums and shaker between them, is told by the low band: the bass drum and the bass
+    /// notes fall on the beats (M. Goto, "An audio-based real-time beat tracking system for music
+    /// with or without drum-sounds", JNMR 30(2), 2001, sec. 3.2, where the bass-drum onsets mark
+    /// the beat positions). The tempo does not need this lean, and it changes the chosen octave
+    /// on real songs (docs/analyses/rhythm.md "Beat phase under re-encoding"); a legato texture
+    /// (`impulsiveShare` 0), whose low band is a bass voice's slow note changes, gets none.
+    func withLowBand(_ curve: [Float], onset: OnsetFeatures, impulsiveShare: Float) -> [Float] {
+        let weight = configuration.beats.lowBandTrackingWeight * impulsiveShare
+        guard weight > 0, weight.isFinite, onset.lowStrength.count == curve.count else { return curve }
+        var out = curve
+        for i in out.indices { out[i] += weight * onset.lowStrength[i] }
+        return out
+    }
+
     /// `curve` mixed with `other` (of the same length) on `curve`'s scale:
     /// `(1 − w) · curve + w · k · other` with `w = min(1, share)` and `k` the ratio of their means,
     /// or `scaleWithoutCurve` when `curve`'s mean is not positive; a non-finite value of `other`

@@ -72,8 +72,9 @@ public struct RhythmAnalyzer: Sendable {
         let voting = VotingCurve(tempoOnsets, frameRate: fps, analyzer: self)
         // 3. The texture, from legato (0) to impulsive (1), chooses the activation and how onsets are placed.
         let impulsive = impulsiveShare(onset: onset, curve: curve)
-        // A pulse found in the harmonic change alone is followed there too.
-        var followed = beatCurve(curve, onset: onset, impulsiveShare: impulsive)
+        // An impulsive texture leans on the low band for the beat's phase; a pulse found in the
+        // harmonic change alone is followed there too.
+        var followed = withLowBand(beatCurve(curve, onset: onset, impulsiveShare: impulsive), onset: onset, impulsiveShare: impulsive)
         if tempo.pulseFromHarmonicChange {
             followed = withHarmonicChange(followed, harmonicChange: chordChange, harmonicRate: chordRate, frameRate: fps)
         }

@@ -119,6 +119,10 @@ extension RhythmAnalyzer {
             /// change has a pulse (``TempoSettings/minimumHarmonicSalience``; default 0.5;
             /// ``RhythmAnalyzer/withHarmonicChange(_:harmonicChange:harmonicRate:frameRate:)``).
             public var harmonicChangeBeatShare: Float = 0.5
+            /// Weight of the low-band onsets added once more to the curve the beat tracker follows,
+            /// times the texture's impulsiveness (default 1, 0.8.10; 0 turns it off;
+            /// ``RhythmAnalyzer/withLowBand(_:onset:impulsiveShare:)``).
+            public var lowBandTrackingWeight: Float = 1
             /// Impulsiveness (median new-sound share at the onsets) from legato to the full
             /// ``linearFluxBeatShare``, linear in between (default `0.2 ... 0.3`).
             public var impulsiveTexture: ClosedRange<Float> = 0.2...0.3

@@ -211,6 +211,7 @@ extension AnalysisConfiguration {
         ("rhythm.tempo.pitchedShare", 0...1, { $0.rhythm.tempo.pitchedShare }),
         ("rhythm.tempo.minimumHarmonicSalience", 0...1000, { $0.rhythm.tempo.minimumHarmonicSalience }),
         ("rhythm.beats.harmonicChangeBeatShare", 0...1, { Double($0.rhythm.beats.harmonicChangeBeatShare) }),
+        ("rhythm.beats.lowBandTrackingWeight", 0...16, { Double($0.rhythm.beats.lowBandTrackingWeight) }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;
