@@ -91,9 +91,13 @@ enum MeterCommand {
             }
         }
         let outputFailure = Locked<String?>(nil)
+        // Subscribed here, before the run starts: a printer task that starts late (a busy
+        // machine) would otherwise subscribe after the first steps and never print them.
+        let subscription = session.loudnessResults.makeAsyncIterator()
         let printer = Task { () -> LoudnessResult? in
+            var steps = subscription
             do {
-                for try await step in session.loudnessResults {
+                while let step = try await steps.next() {
                     latest.withLock { $0 = step }
                     if let failure = display.map({ $0.show(step) }) ?? emitLine(step) {
                         // stdout is gone (closed pipe, full disk): stop the meter now.

@@ -129,6 +129,19 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         #expect(second.source?.duration == 1)
     }
 
+    /// An iterator made before the run subscribes to it, however late its consumer starts: made
+    /// before `analyze` and read only after the run has ended, it still yields every step (what
+    /// `cadenza meter` relies on, so that a printer task scheduled late loses no line).
+    @Test func iteratorMadeBeforeTheRunGetsEveryStepWhenReadLate() async throws {
+        let session = MusicUnderstandingSession(audioProvider: ReplayProvider(seconds: [2]))
+        var steps = session.loudnessResults.makeAsyncIterator()
+        #expect(session.loudnessSubscriberCount == (0, 1))
+        _ = try await session.analyze(for: [.loudness])
+        var times: [Double] = []
+        while let step = try await steps.next() { times.append(step.momentary.last?.time ?? -1) }
+        #expect(times.count == 20 && zip(times, Self.expectedTimes).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
+    }
+
     @Test func cancelledRunLeavesNoStaleResultsForTheNext() async throws {
         let session = MusicUnderstandingSession(audioProvider: ReplayProvider(seconds: [nil, 1]))
         let first = consume(session)

@@ -38,6 +38,8 @@ public actor MusicUnderstandingSession {
     /// is in flight follows that run; one started between runs follows the next run. It finishes
     /// when its run returns, and throws that run's error when the run throws (for example
     /// ``AnalysisError/cancelled``). Nothing is buffered for a run nobody iterates.
+    /// An iteration subscribes when its iterator is made: a task scheduled after the run's first
+    /// steps misses them, so make the iterator before calling ``analyze(for:)`` to get every step.
     public nonisolated var loudnessResults: LoudnessResults { LoudnessResults(broadcast: broadcast) }
 
     /// Iterations of ``loudnessResults`` following the run in flight and waiting for the next (tests).
