@@ -91,8 +91,9 @@ public struct StructureAnalyzer: Sendable {
         /// section boundary beside the structural-feature ones.
         public var strongNovelty: Double = 0.8
         /// When the bar novelty's peaks average at least this many times its mean, they are the
-        /// sections (clear changes of texture), not the structural features' boundaries.
-        public var homogeneityClarity: Double = 2.4
+        /// sections (clear changes of texture), not the structural features' boundaries (default
+        /// 2.5 since 0.8.11, 2.4 before).
+        public var homogeneityClarity: Double = 2.5
         /// Longest unit of the structural features, seconds: beats longer than this are halved
         /// (up to three times) before the features are averaged over them, so that the features'
         /// settings, counted in units (MSAF's, set for beat-synchronous frames), span the same time
