@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The real dev set scored on altered copies of its own audio: does a decision survive a re-encoding?
+
+The hidden acceptance set holds other recordings, from other sources and in other encodings. A
+decision that flips when the same recording is re-encoded, shifted by a few milliseconds or given a
+longer lead-in is a coin toss, and will not carry over. This script builds copies of the dev set's
+audio with FFmpeg, shifts the annotations where the copy moves the music in time, runs the product's
+`run_product.sh` on each copy and prints `score.py` for both halves beside the original.
+
+Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work/` reports):
+  lofi     -6 dB, 22.05 kHz, mono, MP3 at 96 kbit/s
+  shift    delayed by 3 ms (a fraction of an analysis hop), FLAC
+  pad      0.5 s of silence in front, FLAC; beats, downbeats, sections and vocal intervals + 0.5 s
+  48k      resampled to 48 kHz, FLAC
+  sharp30  pitch and tempo 30 cents (1.7 %) up by resampling; annotation times scaled alike
+  flat40   pitch and tempo 40 cents (2.3 %) down; annotation times scaled alike (many Beatles masters
+           are already 18-33 cents flat, so these read a semitone down: docs/evaluation.md)
+
+usage: scripts/real-copies.py CADENZA_BINARY WORKDIR [--copies lofi,shift,pad] [--for ANALYSES]
+       [--reference NAME]
+needs: the dev set built (../shared/eval/real, `build.py`), its venv, ffmpeg and ffprobe. Set
+CADENZA_EVAL to the harness folder (default ../shared/eval). The audio stays under WORKDIR (never
+commit it: it is not redistributable). `--reference` names a report folder of the original set
+(`work/NAME` of the dev set) to print beside each copy; without it the original is run too.
+"""
+import argparse, glob, json, os, shutil, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# name: (ffmpeg audio filter or None, extra output options, extension, seconds the music moves, pitch ratio)
+COPIES = {
+    "lofi": ("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"], "mp3", 0.0, None),
+    "shift": ("adelay=3:all=1", [], "flac", 0.0, None),
+    "pad": ("adelay=500:all=1", [], "flac", 0.5, None),
+    "48k": (None, ["-ar", "48000"], "flac", 0.0, None),
+    "sharp30": (None, [], "flac", 0.0, 2 ** (30 / 1200)),
+    "flat40": (None, [], "flac", 0.0, 2 ** (-40 / 1200)),
+}
+
+
+def sample_rate(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
+                          "stream=sample_rate", "-of", "csv=p=0", str(path)], capture_output=True, text=True)
+    return int(out.stdout.strip() or 44100)
+
+
+def moved_truth(t, d, speed=1.0):
+    """The truth of a copy whose music plays `speed` times as fast and starts `d` seconds later:
+    every time `x` becomes `x / speed + d` (the first section reaching back to 0), the tempo
+    `bpm * speed`."""
+    if d == 0 and speed == 1.0:
+        return t
+    t = dict(t)
+
+    def m(x):
+        return x / speed + d
+    for k in ("beats", "downbeats"):
+        if isinstance(t.get(k), list):
+            t[k] = [m(x) for x in t[k]]
+    if isinstance(t.get("sections"), list) and t["sections"]:
+        t["sections"] = [dict(s, start=m(s["start"]), end=m(s["end"])) for s in t["sections"]]
+        t["sections"][0]["start"] = 0.0
+    if isinstance(t.get("vocal"), list):
+        t["vocal"] = [[m(a), m(b)] for a, b in t["vocal"]]
+    if isinstance(t.get("duration"), (int, float)):
+        t["duration"] = m(t["duration"])
+    if isinstance(t.get("bpm"), (int, float)):
+        t["bpm"] = t["bpm"] * speed
+    return t
+
+
+def build(real, folder, name):
+    """Writes folder/data (audio and truth) for copy `name`; skips audio already written."""
+    filt, options, ext, delay, pitch = COPIES[name]
+    data = folder / "data"
+    (data / "audio").mkdir(parents=True, exist_ok=True)
+    for f in ("run_product.sh", "score.py", "reports_from_ndjson.py"):
+        shutil.copy(real / f, folder / f)
+    if not (folder / "peers").exists():
+        (folder / "peers").symlink_to(real / "peers")
+    for p in ("manifest.json", "ann", "src"):
+        if (real / "data" / p).exists() and not (data / p).exists():
+            (data / p).symlink_to(real / "data" / p)
+    for path in glob.glob(str(real / "data" / "*.truth.json")):
+        t = json.load(open(path))
+        json.dump(moved_truth(t, delay, pitch or 1.0), open(data / Path(path).name, "w"))
+
+    def convert(src):
+        dst = data / "audio" / (src.stem + "." + ext)
+        if dst.exists():
+            return
+        f = filt
+        if pitch is not None:
+            rate = sample_rate(src)
+            f = "asetrate=%d*%.6f,aresample=%d" % (rate, pitch, rate)
+        cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(src)] + (["-af", f] if f else []) + options + [str(dst)]
+        subprocess.run(cmd, check=True)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(convert, sorted((real / "data" / "audio").iterdir())))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("binary")
+    ap.add_argument("workdir")
+    ap.add_argument("--copies", default="lofi,shift,pad", help="comma-separated: " + ",".join(COPIES))
+    ap.add_argument("--for", dest="analyses", default="", help="analyses passed to run_product.sh")
+    ap.add_argument("--reference", help="report folder name of the original set (else it is run too)")
+    args = ap.parse_args()
+    harness = Path(os.environ.get("CADENZA_EVAL", Path(__file__).resolve().parent.parent.parent / "shared" / "eval"))
+    real = harness / "real"
+    if not (real / "data" / "manifest.json").exists():
+        sys.exit("no dev set at %s: run its build.py first (CADENZA_EVAL points to the harness)" % real)
+    binary = str(Path(args.binary).resolve())
+    work = Path(args.workdir).resolve()
+    names = [c for c in args.copies.split(",") if c]
+    unknown = [c for c in names if c not in COPIES]
+    if unknown:
+        sys.exit("unknown copies: %s (known: %s)" % (", ".join(unknown), ", ".join(COPIES)))
+    python = str(harness / ".venv" / "bin" / "python")
+    env = dict(os.environ, NAME="copy", PY=python)
+    run = [str(x) for x in ["./run_product.sh", binary] + ([args.analyses] if args.analyses else [])]
+    reference = args.reference
+    if reference is None:
+        reference = "copies-original"
+        subprocess.run(run, cwd=real, env=dict(env, NAME=reference), check=True, stdout=subprocess.DEVNULL)
+    for name in names:
+        folder = work / name
+        build(real, folder, name)
+        subprocess.run(run, cwd=folder, env=env, check=True, stdout=subprocess.DEVNULL)
+        for h in ("A", "B"):
+            # Each against its own truth: the copy's annotations may be moved in time.
+            def rows(cwd, reports):
+                out = subprocess.run([python, "score.py", reports, "--half", h], cwd=cwd,
+                                     capture_output=True, text=True, check=True).stdout
+                cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in out.splitlines() if l.startswith("| ")]
+                return {c[0]: c for c in cells if len(c) >= 3}
+            original, copy = rows(real, str(real / "work" / reference)), rows(folder, "work/copy")
+            print("## %s, half %s\n\n| metric | n | original | %s |\n|---|---|---|---|" % (name, h, name))
+            for metric, c in original.items():
+                if metric != "metric" and metric in copy:
+                    print("| %s | %s | %s | %s |" % (metric, c[1], c[2], copy[metric][2]))
+            print()
+
+
+if __name__ == "__main__":
+    main()
