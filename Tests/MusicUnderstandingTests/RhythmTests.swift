@@ -1185,22 +1185,7 @@ import Testing
     /// half-and-half mix of 0.8.1 (``RhythmAnalyzer/Configuration/BeatSettings/linearFluxBeatShare`` 0.5), sits on the
     /// off-beats.
     @Test func strummedDownbeatsOutweighAnOffBeatShaker() {
-        let beat = 0.5, start = 0.5, bars = 16
-        var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * beat + 1) * Synth.rate))
-        var noise = Synth.Noise(state: 5)
-        var truth: [Double] = []
-        let chords = [[52, 59, 64, 68], [57, 64, 69, 73], [59, 66, 71, 75], [52, 59, 64, 68]]
-        for k in 0..<(bars * 4) {
-            let t = start + Double(k) * beat
-            truth.append(t)
-            let chord = chords[(k / 4) % 4]
-            // Strings struck 8 ms apart, low to high going down, high to low coming up.
-            for (j, m) in chord.enumerated() { Synth.pluck(&samples, at: t + 0.008 * Double(j), midi: m, gain: 0.12, decay: 0.3) }
-            for (j, m) in chord.reversed().enumerated() {
-                Synth.pluck(&samples, at: t + beat / 2 + 0.008 * Double(j), midi: m, gain: 0.12 * 0.7, decay: 0.3)
-            }
-            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.2)
-        }
+        let (samples, truth) = strummedGuitar(upStrum: 0.7, shaker: 0.2)
         var halfAndHalf = RhythmAnalyzer.Configuration()
         halfAndHalf.beats.linearFluxBeatShare = 0.5
         expectOnTheBeats(samples, truth: truth, offThemWith: halfAndHalf)
@@ -1214,6 +1199,16 @@ import Testing
     /// sit on the bass; the control without that lean (weight 0, as before 0.8.10) sits on the
     /// up-strums.
     @Test func bassOnTheBeatsOutweighsLouderUpStrums() {
+        let (samples, truth) = strummedGuitar(upStrum: 1.5, shaker: 0.3, bass: 0.3)
+        var withoutLean = RhythmAnalyzer.Configuration()
+        withoutLean.beats.lowBandTrackingWeight = 0
+        expectOnTheBeats(samples, truth: truth, offThemWith: withoutLean)
+    }
+
+    /// A strummed guitar at 120 BPM for 16 bars of I-IV-V-I in E: a down-strum on every beat, an
+    /// up-strum at `upStrum` times its level and a shaker of gain `shaker` between the beats, and,
+    /// with `bass`, the chord's root plucked on every beat at that gain; the samples and the beats.
+    private func strummedGuitar(upStrum: Float, shaker: Float, bass: Float? = nil) -> (samples: [Float], truth: [Double]) {
         let beat = 0.5, start = 0.5, bars = 16
         var samples = [Float](repeating: 0, count: Int((start + Double(bars * 4) * beat + 1) * Synth.rate))
         var noise = Synth.Noise(state: 5)
@@ -1224,16 +1219,15 @@ import Testing
             let t = start + Double(k) * beat
             truth.append(t)
             let chord = chords[(k / 4) % 4]
+            // Strings struck 8 ms apart, low to high going down, high to low coming up.
             for (j, m) in chord.enumerated() { Synth.pluck(&samples, at: t + 0.008 * Double(j), midi: m, gain: 0.12, decay: 0.3) }
             for (j, m) in chord.reversed().enumerated() {
-                Synth.pluck(&samples, at: t + beat / 2 + 0.008 * Double(j), midi: m, gain: 0.12 * 1.5, decay: 0.3)
+                Synth.pluck(&samples, at: t + beat / 2 + 0.008 * Double(j), midi: m, gain: 0.12 * upStrum, decay: 0.3)
             }
-            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: 0.3)
-            Synth.pluck(&samples, at: t, midi: roots[(k / 4) % 4], gain: 0.3, decay: 0.4)
+            Synth.hat(&samples, at: t + beat / 2, noise: &noise, gain: shaker)
+            if let bass { Synth.pluck(&samples, at: t, midi: roots[(k / 4) % 4], gain: bass, decay: 0.4) }
         }
-        var withoutLean = RhythmAnalyzer.Configuration()
-        withoutLean.beats.lowBandTrackingWeight = 0
-        expectOnTheBeats(samples, truth: truth, offThemWith: withoutLean)
+        return (samples, truth)
     }
 
     /// Expects the default settings on the beats of `samples` (over 90 % within 70 ms of `truth`)
