@@ -15,6 +15,8 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   sharp30  pitch and tempo 30 cents (1.7 %) up by resampling; annotation times scaled alike
   flat40   pitch and tempo 40 cents (2.3 %) down; annotation times scaled alike (many Beatles masters
            are already 18-33 cents flat, so these read a semitone down: docs/evaluation.md)
+  slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
+  fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
 
 usage: scripts/real-copies.py CADENZA_BINARY WORKDIR [--copies lofi,shift,pad] [--for ANALYSES]
        [--reference NAME]
@@ -27,14 +29,17 @@ import argparse, glob, json, os, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# name: (ffmpeg audio filter or None, extra output options, extension, seconds the music moves, pitch ratio)
+# name: (ffmpeg audio filter or None, extra output options, extension, seconds the music moves,
+#        pitch ratio (by resampling: pitch and tempo alike), tempo ratio (time-stretched, pitch kept))
 COPIES = {
-    "lofi": ("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"], "mp3", 0.0, None),
-    "shift": ("adelay=3:all=1", [], "flac", 0.0, None),
-    "pad": ("adelay=500:all=1", [], "flac", 0.5, None),
-    "48k": (None, ["-ar", "48000"], "flac", 0.0, None),
-    "sharp30": (None, [], "flac", 0.0, 2 ** (30 / 1200)),
-    "flat40": (None, [], "flac", 0.0, 2 ** (-40 / 1200)),
+    "lofi": ("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"], "mp3", 0.0, None, None),
+    "shift": ("adelay=3:all=1", [], "flac", 0.0, None, None),
+    "pad": ("adelay=500:all=1", [], "flac", 0.5, None, None),
+    "48k": (None, ["-ar", "48000"], "flac", 0.0, None, None),
+    "sharp30": (None, [], "flac", 0.0, 2 ** (30 / 1200), None),
+    "flat40": (None, [], "flac", 0.0, 2 ** (-40 / 1200), None),
+    "slow6": ("atempo=0.94", [], "flac", 0.0, None, 0.94),
+    "fast6": ("atempo=1.06", [], "flac", 0.0, None, 1.06),
 }
 
 
@@ -71,7 +76,7 @@ def moved_truth(t, d, speed=1.0):
 
 def build(real, folder, name):
     """Writes folder/data (audio and truth) for copy `name`; skips audio already written."""
-    filt, options, ext, delay, pitch = COPIES[name]
+    filt, options, ext, delay, pitch, stretch = COPIES[name]
     data = folder / "data"
     (data / "audio").mkdir(parents=True, exist_ok=True)
     for f in ("run_product.sh", "score.py", "reports_from_ndjson.py"):
@@ -83,7 +88,7 @@ def build(real, folder, name):
             (data / p).symlink_to(real / "data" / p)
     for path in glob.glob(str(real / "data" / "*.truth.json")):
         t = json.load(open(path))
-        json.dump(moved_truth(t, delay, pitch or 1.0), open(data / Path(path).name, "w"))
+        json.dump(moved_truth(t, delay, pitch or stretch or 1.0), open(data / Path(path).name, "w"))
 
     def convert(src):
         dst = data / "audio" / (src.stem + "." + ext)
