@@ -87,4 +87,21 @@ import Testing
         #expect((-3...6).map { Smoothing.reflect($0, 4) } == [2, 1, 0, 0, 1, 2, 3, 3, 2, 1])
         #expect(Smoothing.reflect(5, 1) == 0)
     }
+
+    /// The two medians: the upper middle value, and the midpoint of the two middle values.
+    @Test func mediansOfEvenAndOddCounts() {
+        #expect(Smoothing.median([4.0, 1, 3, 2]) == 3)
+        #expect(Smoothing.midpointMedian([4.0, 1, 3, 2]) == 2.5)
+        #expect(Smoothing.midpointMedian([5.0, 1, 3]) == 3)
+        #expect(Smoothing.midpointMedian([]) == nil)
+    }
+
+    /// Pearson correlation over the shorter length, on arrays and on slices of one array alike.
+    @Test func pearsonReadsTheSharedLengthOfArraysAndSlices() {
+        let x: [Double] = [1, 2, 3, 4, 1, 2, 3, 4, 1]
+        #expect(abs(Smoothing.pearson(x, x[4...]) - 1) < 1e-12)
+        #expect(Smoothing.pearson(x, x[4...]) == Smoothing.pearson(x, Array(x[4...])))
+        #expect(abs(Smoothing.pearson([1.0, 2, 3], [3.0, 2, 1, 9]) + 1) < 1e-12)
+        #expect(Smoothing.pearson([1.0, 1, 1], [1.0, 2, 3]) == 0)
+    }
 }

@@ -5,15 +5,15 @@ import Foundation
 enum Smoothing {
     /// Pearson correlation of the first `min(a.count, b.count)` values of `a` and `b`, in
     /// `-1 ... 1`; 0 when either is constant or empty.
-    static func pearson(_ a: [Double], _ b: [Double]) -> Double {
+    static func pearson<A: Collection<Double>, B: Collection<Double>>(_ a: A, _ b: B) -> Double {
         let n = min(a.count, b.count)
         guard n > 0 else { return 0 }
-        let ma = a[0..<n].reduce(0, +) / Double(n), mb = b[0..<n].reduce(0, +) / Double(n)
+        let ma = a.prefix(n).reduce(0, +) / Double(n), mb = b.prefix(n).reduce(0, +) / Double(n)
         var ab = 0.0, aa = 0.0, bb = 0.0
-        for k in 0..<n {
-            ab += (a[k] - ma) * (b[k] - mb)
-            aa += (a[k] - ma) * (a[k] - ma)
-            bb += (b[k] - mb) * (b[k] - mb)
+        for (x, y) in zip(a.prefix(n), b.prefix(n)) {
+            ab += (x - ma) * (y - mb)
+            aa += (x - ma) * (x - ma)
+            bb += (y - mb) * (y - mb)
         }
         return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
     }
@@ -85,6 +85,13 @@ enum Smoothing {
     static func median<T: Comparable>(_ x: [T]) -> T? {
         guard !x.isEmpty else { return nil }
         return x.sorted()[x.count / 2]
+    }
+
+    /// The median of `x`, the mean of the two middle values for an even count; nil when empty.
+    static func midpointMedian(_ x: [Double]) -> Double? {
+        guard !x.isEmpty else { return nil }
+        let s = x.sorted(), n = s.count
+        return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
     }
 
     /// `10 log10(max(x, floor))`.

@@ -110,6 +110,21 @@ extension RhythmAnalyzer {
         return Self.meanMatchedMix(curve, with: linear, share: share) ?? curve
     }
 
+    /// The curve the beat tracker follows, from the beat-tracking `curve` and the texture
+    /// (`impulsiveShare`): the texture's mix of whitened and linear onset strength
+    /// (``beatCurve(_:onset:impulsiveShare:)``), leaning on the low band as far as the texture is
+    /// impulsive (``withLowBand(_:onset:impulsiveShare:)``), and mixed with the harmonic change
+    /// when the pulse was found there and not in the onsets (`pulseFromHarmonicChange`,
+    /// ``withHarmonicChange(_:harmonicChange:harmonicRate:frameRate:)``).
+    func followedCurve(
+        _ curve: [Float], onset: OnsetFeatures, impulsiveShare: Float, pulseFromHarmonicChange: Bool,
+        harmonicChange: [Float], harmonicRate: Double
+    ) -> [Float] {
+        let followed = withLowBand(beatCurve(curve, onset: onset, impulsiveShare: impulsiveShare), onset: onset, impulsiveShare: impulsiveShare)
+        guard pulseFromHarmonicChange else { return followed }
+        return withHarmonicChange(followed, harmonicChange: harmonicChange, harmonicRate: harmonicRate, frameRate: onset.frameRate)
+    }
+
     /// `curve` plus ``Configuration/BeatSettings/lowBandTrackingWeight`` times `impulsiveShare` times the
     /// low-band onset strength: the curve the beat tracker follows leans on the kick and the bass
     /// more than the tempo estimate's curve does (``beatTrackingCurve(_:)`` already holds

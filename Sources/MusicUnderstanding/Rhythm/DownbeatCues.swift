@@ -105,7 +105,7 @@ extension DownbeatTracker {
             for lag in lags(meter) {
                 for x in series {
                     // `pearson` reads the first `pairs` values of `x`, as many as the lagged copy has.
-                    sum += Smoothing.pearson(x, Array(x[lag..<(lag + pairs)]))
+                    sum += Smoothing.pearson(x, x[lag..<(lag + pairs)])
                     count += 1
                 }
             }
@@ -142,14 +142,9 @@ extension DownbeatTracker {
     /// a single beat would decide the bar phase of the whole piece, with this one it is one
     /// bounded vote among many.
     func robustStandardised(_ v: [Double]) -> [Double] {
-        guard !v.isEmpty else { return v }
-        func median(_ a: [Double]) -> Double {
-            let s = a.sorted(), n = s.count
-            return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
-        }
-        let m = median(v)
+        guard let m = Smoothing.midpointMedian(v) else { return v }
         let deviations = v.map { abs($0 - m) }
-        var scale = 1.4826 * median(deviations)
+        var scale = 1.4826 * (Smoothing.midpointMedian(deviations) ?? 0)
         // More than half the beats on the median (e.g. no low-band onset on most beats): the
         // MAD is zero, so fall back to the mean absolute deviation (scaled to σ for a normal
         // distribution by √(π/2)) rather than discard the cue.

@@ -74,10 +74,9 @@ public struct RhythmAnalyzer: Sendable {
         let impulsive = impulsiveShare(onset: onset, curve: curve)
         // An impulsive texture leans on the low band for the beat's phase; a pulse found in the
         // harmonic change alone is followed there too.
-        var followed = withLowBand(beatCurve(curve, onset: onset, impulsiveShare: impulsive), onset: onset, impulsiveShare: impulsive)
-        if tempo.pulseFromHarmonicChange {
-            followed = withHarmonicChange(followed, harmonicChange: chordChange, harmonicRate: chordRate, frameRate: fps)
-        }
+        let followed = followedCurve(
+            curve, onset: onset, impulsiveShare: impulsive, pulseFromHarmonicChange: tempo.pulseFromHarmonicChange,
+            harmonicChange: chordChange, harmonicRate: chordRate)
         let activation = makeActivation(followed, frameRate: fps, impulsiveShare: impulsive)
         // 4. Beats tracked around the tempo; the silence level of the input is shared by the
         // silent-beat removal and the last bar.
