@@ -15,6 +15,9 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   sharp30  pitch and tempo 30 cents (1.7 %) up by resampling; annotation times scaled alike
   flat40   pitch and tempo 40 cents (2.3 %) down; annotation times scaled alike (many Beatles masters
            are already 18-33 cents flat, so these read a semitone down: docs/evaluation.md)
+  hall     a concert hall's reverberation added (synthetic impulse response: 20 ms pre-delay,
+           decaying noise with a 1.6 s reverberation time, direct sound 4.4 dB above the reverberant
+           energy), then 9 dB down so that nothing clips
   slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
 
@@ -38,6 +41,7 @@ COPIES = {
     "48k": (None, ["-ar", "48000"], "flac", 0.0, None, None),
     "sharp30": (None, [], "flac", 0.0, 2 ** (30 / 1200), None),
     "flat40": (None, [], "flac", 0.0, 2 ** (-40 / 1200), None),
+    "hall": ("HALL", [], "flac", 0.0, None, None),
     "slow6": ("atempo=0.94", [], "flac", 0.0, None, 0.94),
     "fast6": ("atempo=1.06", [], "flac", 0.0, None, 1.06),
 }
@@ -74,6 +78,20 @@ def moved_truth(t, d, speed=1.0):
     return t
 
 
+def hall_impulse_response(path, rate=44100, seconds=2.5, rt60=1.6, seed=7):
+    """Writes a stereo impulse response: a unit-gain direct sound 1/0.6, 20 ms of silence, then
+    independent Gaussian noise per channel decaying by 60 dB in `rt60` seconds, of unit energy."""
+    import numpy as np
+    import soundfile as sf
+    n = int(rate * seconds)
+    envelope = np.exp(-6.9 * np.arange(n) / rate / rt60)
+    tail = np.random.default_rng(seed).standard_normal((n, 2)) * envelope[:, None]
+    ir = np.concatenate([np.zeros((int(0.02 * rate), 2)), tail])
+    ir /= np.sqrt((ir ** 2).sum(0))
+    ir[0, :] = 1 / 0.6
+    sf.write(str(path), ir.astype(np.float32), rate)
+
+
 def build(real, folder, name):
     """Writes folder/data (audio and truth) for copy `name`; skips audio already written."""
     filt, options, ext, delay, pitch, stretch = COPIES[name]
@@ -90,9 +108,18 @@ def build(real, folder, name):
         t = json.load(open(path))
         json.dump(moved_truth(t, delay, pitch or stretch or 1.0), open(data / Path(path).name, "w"))
 
+    ir = folder / "hall_ir.wav"
+    if filt == "HALL" and not ir.exists():
+        hall_impulse_response(ir)
+
     def convert(src):
         dst = data / "audio" / (src.stem + "." + ext)
         if dst.exists():
+            return
+        if filt == "HALL":
+            cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-i", str(ir), "-filter_complex",
+                   "[0:a][1:a]afir=gtype=-1,volume=-9dB[o]", "-map", "[o]"] + options + [str(dst)]
+            subprocess.run(cmd, check=True)
             return
         f = filt
         if pitch is not None:
