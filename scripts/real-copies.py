@@ -16,8 +16,8 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   flat40   pitch and tempo 40 cents (2.3 %) down; annotation times scaled alike (many Beatles masters
            are already 18-33 cents flat, so these read a semitone down: docs/evaluation.md)
   hall     a concert hall's reverberation added (synthetic impulse response: 20 ms pre-delay,
-           decaying noise with a 1.6 s reverberation time, direct sound 4.4 dB above the reverberant
-           energy), then 9 dB down so that nothing clips
+           noise decaying in each octave band, reverberation time 2.0 s at 125 Hz to 1.0 s at 8 kHz,
+           direct sound 4.4 dB above the reverberant energy), then 9 dB down so nothing clips
   slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
 
@@ -78,18 +78,30 @@ def moved_truth(t, d, speed=1.0):
     return t
 
 
-def hall_impulse_response(path, rate=44100, seconds=2.5, rt60=1.6, seed=7):
-    """Writes a stereo impulse response: a unit-gain direct sound 1/0.6, 20 ms of silence, then
-    independent Gaussian noise per channel decaying by 60 dB in `rt60` seconds, of unit energy."""
+def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7):
+    """Writes a stereo impulse response of a concert hall: a direct sound, 20 ms of silence, then
+    independent Gaussian noise per channel, split into octave bands, each decaying by 60 dB in that
+    band's reverberation time (2.0 s at 125 Hz falling to 1.0 s at 8 kHz, as in large halls:
+    L. Beranek, "Concert Halls and Opera Houses", 2004, ch. 4), the tail of unit energy and the
+    direct sound 4.4 dB above it."""
     import numpy as np
     import soundfile as sf
     n = int(rate * seconds)
-    envelope = np.exp(-6.9 * np.arange(n) / rate / rt60)
-    tail = np.random.default_rng(seed).standard_normal((n, 2)) * envelope[:, None]
+    t = np.arange(n) / rate
+    noise = np.random.default_rng(seed).standard_normal((n, 2))
+    spectrum = np.fft.rfft(noise, axis=0)
+    freqs = np.fft.rfftfreq(n, 1 / rate)
+    centres = [63, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
+    rt60 = [2.1, 2.0, 1.9, 1.8, 1.7, 1.5, 1.3, 1.0, 0.7]
+    edges = [0] + [np.sqrt(a * b) for a, b in zip(centres, centres[1:])] + [rate / 2 + 1]
+    tail = np.zeros((n, 2))
+    for lo, hi, rt in zip(edges, edges[1:], rt60):
+        band = np.where(((freqs >= lo) & (freqs < hi))[:, None], spectrum, 0)
+        tail += np.fft.irfft(band, n=n, axis=0) * np.exp(-6.9 * t / rt)[:, None]
     ir = np.concatenate([np.zeros((int(0.02 * rate), 2)), tail])
     ir /= np.sqrt((ir ** 2).sum(0))
     ir[0, :] = 1 / 0.6
-    sf.write(str(path), ir.astype(np.float32), rate)
+    sf.write(str(path), ir.astype(np.float32), rate, subtype="FLOAT")
 
 
 def build(real, folder, name):
