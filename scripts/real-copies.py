@@ -22,11 +22,13 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
 
 usage: scripts/real-copies.py CADENZA_BINARY WORKDIR [--copies lofi,shift,pad] [--for ANALYSES]
-       [--reference NAME]
+       [--reference NAME] [--peers essentia]
 needs: the dev set built (../shared/eval/real, `build.py`), its venv, ffmpeg and ffprobe. Set
 CADENZA_EVAL to the harness folder (default ../shared/eval). The audio stays under WORKDIR (never
 commit it: it is not redistributable). `--reference` names a report folder of the original set
 (`work/NAME` of the dev set) to print beside each copy; without it the original is run too.
+`--peers` runs peer tools (`peers.py --tools`) on each copy as well and prints each beside its
+committed reports on the original.
 """
 import argparse, glob, json, os, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -144,6 +146,33 @@ def build(real, folder, name):
         list(pool.map(convert, sorted((real / "data" / "audio").iterdir())))
 
 
+def run_peers(real, folder, tools, python):
+    """Runs `peers.py --tools TOOLS` on the copy in `folder`: peers.py reads the audio under the file
+    names of the dev set's manifest, so a folder `peer-run` holds links under those names to the
+    copy's audio (whatever its format), to its truth and to the manifest, and a copy of peers.py and
+    the harness modules it imports. Reports go to `peer-run/work/TOOL`; existing ones are kept."""
+    run_dir = folder / "peer-run"
+    audio = run_dir / "data" / "audio"
+    audio.mkdir(parents=True, exist_ok=True)
+    copies = {p.stem: p for p in (folder / "data" / "audio").iterdir()}
+    for original in (real / "data" / "audio").iterdir():
+        link = audio / original.name
+        if original.stem in copies and not link.exists():
+            link.symlink_to(copies[original.stem])
+    for truth in (folder / "data").glob("*.truth.json"):
+        if not (run_dir / "data" / truth.name).exists():
+            (run_dir / "data" / truth.name).symlink_to(truth)
+    if not (run_dir / "data" / "manifest.json").exists():
+        (run_dir / "data" / "manifest.json").symlink_to(real / "data" / "manifest.json")
+    shutil.copy(real / "peers.py", run_dir / "peers.py")
+    # peers.py imports the harness modules from its parent folder.
+    for module in ("anchors.py", "common.py"):
+        if not (folder / module).exists():
+            (folder / module).symlink_to(real.parent / module)
+    subprocess.run([python, "peers.py", "--tools", ",".join(tools), "--no-score"], cwd=run_dir, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("binary")
@@ -151,6 +180,7 @@ def main():
     ap.add_argument("--copies", default="lofi,shift,pad", help="comma-separated: " + ",".join(COPIES))
     ap.add_argument("--for", dest="analyses", default="", help="analyses passed to run_product.sh")
     ap.add_argument("--reference", help="report folder name of the original set (else it is run too)")
+    ap.add_argument("--peers", default="", help="peer tools run on each copy too (peers.py --tools, e.g. essentia)")
     args = ap.parse_args()
     harness = Path(os.environ.get("CADENZA_EVAL", Path(__file__).resolve().parent.parent.parent / "shared" / "eval"))
     real = harness / "real"
@@ -173,6 +203,9 @@ def main():
         folder = work / name
         build(real, folder, name)
         subprocess.run(run, cwd=folder, env=env, check=True, stdout=subprocess.DEVNULL)
+        peers = [t for t in args.peers.split(",") if t]
+        if peers:
+            run_peers(real, folder, peers, python)
         for h in ("A", "B"):
             # Each against its own truth: the copy's annotations may be moved in time.
             def rows(cwd, reports):
@@ -181,10 +214,16 @@ def main():
                 cells = [[c.strip() for c in l.strip().strip("|").split("|")] for l in out.splitlines() if l.startswith("| ")]
                 return {c[0]: c for c in cells if len(c) >= 3}
             original, copy = rows(real, str(real / "work" / reference)), rows(folder, "work/copy")
-            print("## %s, half %s\n\n| metric | n | original | %s |\n|---|---|---|---|" % (name, h, name))
+            # Each peer: its committed reports on the original, its fresh ones on the copy.
+            peer_rows = [(t, rows(real, str(real / "peers" / t)), rows(folder, str(folder / "peer-run" / "work" / t)))
+                         for t in peers]
+            heads = "".join(" | %s original | %s %s" % (t, t, name) for t in peers)
+            print("## %s, half %s\n\n| metric | n | original | %s%s |\n|---|---|---|---|%s" % (name, h, name, heads, "---|---|" * len(peers)))
             for metric, c in original.items():
                 if metric != "metric" and metric in copy:
-                    print("| %s | %s | %s | %s |" % (metric, c[1], c[2], copy[metric][2]))
+                    cells = "".join(" | %s | %s" % (po.get(metric, ["", "", "—"])[2], pc.get(metric, ["", "", "—"])[2])
+                                    for _, po, pc in peer_rows)
+                    print("| %s | %s | %s | %s%s |" % (metric, c[1], c[2], copy[metric][2], cells))
             print()
 
 
