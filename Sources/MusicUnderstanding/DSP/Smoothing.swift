@@ -82,13 +82,13 @@ enum Smoothing {
     }
 
     /// The median of `x` (the upper one, `sorted[count / 2]`, for an even count); nil when empty.
-    static func median<T: Comparable>(_ x: [T]) -> T? {
+    static func median<C: Collection>(_ x: C) -> C.Element? where C.Element: Comparable {
         guard !x.isEmpty else { return nil }
         return x.sorted()[x.count / 2]
     }
 
     /// The median of `x`, the mean of the two middle values for an even count; nil when empty.
-    static func midpointMedian(_ x: [Double]) -> Double? {
+    static func midpointMedian<C: Collection<Double>>(_ x: C) -> Double? {
         guard !x.isEmpty else { return nil }
         let s = x.sorted(), n = s.count
         return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])

@@ -129,7 +129,7 @@ extension DownbeatTracker {
         guard frames.count >= 3 else { return [Int](repeating: 1, count: max(0, frames.count - 1)) }
         let intervals = zip(frames, frames.dropFirst()).map { Double($1 - $0) }
         return intervals.indices.map { i in
-            let window = Array(intervals[max(0, i - 4)...min(intervals.count - 1, i + 4)])
+            let window = intervals[max(0, i - 4)...min(intervals.count - 1, i + 4)]
             guard let local = Smoothing.median(window), local > 0, intervals[i] >= 1.5 * local else { return 1 }
             return max(1, Int((intervals[i] / local).rounded()))
         }

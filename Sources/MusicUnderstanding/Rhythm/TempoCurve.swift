@@ -25,7 +25,7 @@ extension RhythmAnalyzer {
         for i in points {
             // The window of `window` intervals centred on beat i, shifted inside at the ends.
             let lo = min(max(0, i - window / 2), intervals.count - window)
-            guard lo >= 0, let median = Smoothing.median(Array(intervals[lo..<(lo + window)])), median > 0 else { continue }
+            guard lo >= 0, let median = Smoothing.median(intervals[lo..<(lo + window)]), median > 0 else { continue }
             let local = Float(60 / median)
             departing = abs(Double(local / bpm) - 1) > configuration.tempoCurve.tempoCurveDrift ? departing + 1 : 0
             if departing >= 2 { drifts = true }
