@@ -346,6 +346,39 @@ import Testing
         #expect(a.scorePerBeat > b.scorePerBeat, "\(a.scorePerBeat) vs \(b.scorePerBeat)")
     }
 
+    /// The broadband accents weigh by the texture (``DownbeatTracker/accentWeight(impulsiveShare:)``):
+    /// cues whose low band marks beat 0 of each bar and whose accents mark beat 3 (a drummer's
+    /// pickup) decode their bar on beat 0 in an impulsive texture, where the accents are left out,
+    /// and on beat 3 in a legato one, where an accent is a stressed chord; with the impulsive
+    /// weight set to the legato one (the setting before 0.8.12) the impulsive texture reads beat 3
+    /// too, and half-way between the two textures the weight is half-way.
+    @Test func accentsWeighByTheTexture() throws {
+        let beats = 48, rate = 86.1328125
+        let frames = (0..<beats).map { 20 + 40 * $0 }
+        let onset = OnsetFeatures(
+            frameRate: rate, strength: [Float](repeating: 0, count: 40 * beats + 40),
+            energy: [Float](repeating: 1, count: 40 * beats + 40))
+        let wobble = (0..<beats).map { 0.05 * sin(Double($0) * 1.3) }
+        let low = (0..<beats).map { ($0 % 4 == 0 ? 1.0 : 0) + wobble[$0] }
+        let accent = (0..<beats).map { ($0 % 4 == 3 ? 3.0 : 0) - wobble[$0] }
+        let cues = DownbeatTracker.BeatCues(
+            low: low, high: wobble, accent: accent, loudness: wobble.map { -$0 }, afterRest: [Bool](repeating: false, count: beats))
+        func firstDownbeat(_ tracker: DownbeatTracker, impulsiveShare: Float) throws -> Int? {
+            let salience = tracker.salience(
+                beatFrames: frames, onset: onset, harmony: nil, harmonicSpans: [2], cues: cues, impulsiveShare: impulsiveShare)
+            let first = try #require(salience.first)
+            return try #require(tracker.decode(first)).downbeatIndices.first
+        }
+        var configuration = RhythmAnalyzer.Configuration()
+        configuration.downbeats.meters = [4]
+        let tracker = DownbeatTracker(configuration: configuration)
+        #expect(try firstDownbeat(tracker, impulsiveShare: 1) == 0)
+        #expect(try firstDownbeat(tracker, impulsiveShare: 0) == 3)
+        #expect(abs(tracker.accentWeight(impulsiveShare: 0.5) - 0.5 * configuration.downbeats.accentWeight) < 1e-12)
+        configuration.downbeats.impulsiveAccentWeight = configuration.downbeats.accentWeight
+        #expect(try firstDownbeat(DownbeatTracker(configuration: configuration), impulsiveShare: 1) == 3)
+    }
+
     /// The bar-length periodicity of the beat cues: a pattern that repeats every 4 beats (and
     /// every 2, as a backbeat does) recurs more at the lags of 4/4 than of 3/4, a pattern of 3
     /// the other way round; a clip with fewer than four bars of pairs gives none. With flat

@@ -13,7 +13,7 @@ import Foundation
 /// ISMIR; madmom's `DBNDownBeatTrackingProcessor` decodes one model per meter and keeps the one
 /// whose best path is the most probable).
 extension RhythmAnalyzer {
-    /// The bars found by ``findBars(_:beats:onset:harmony:silence:)``.
+    /// The bars found by ``findBars(_:beats:onset:harmony:silence:impulsiveShare:)``.
     struct FoundBars: Sendable {
         /// The downbeats' indices into the beats.
         var indices: [Int] = []
@@ -24,10 +24,12 @@ extension RhythmAnalyzer {
         func downbeats(in beats: [Double]) -> [Double] { indices.compactMap { beats.indices.contains($0) ? beats[$0] : nil } }
     }
 
-    /// The bars of `times`; with ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
+    /// The bars of `times` in a texture `impulsiveShare` of the way from legato to impulsive
+    /// (``impulsiveShare(onset:curve:)``, which weighs the accents); with
+    /// ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
     /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:energy:silence:frameRate:radius:)``).
     func findBars(
-        _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?
+        _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?, impulsiveShare: Float
     ) -> FoundBars {
         var found = FoundBars()
         let downbeats = DownbeatTracker(configuration: configuration)
@@ -42,8 +44,9 @@ extension RhythmAnalyzer {
             ? downbeats.meterPeriodicity(cues, meters: configuration.downbeats.meters) : [:]
         // The bar position goes on through the beats left out in rests.
         let elapsed = configuration.downbeats.countsSkippedBeats ? DownbeatTracker.periodsElapsed(beats.frames) : []
-        let best = downbeats.salience(beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans, cues: cues)
-            .compactMap { downbeats.decode($0, meterPeriodicity: periodicity, elapsed: elapsed) }
+        let saliences = downbeats.salience(
+            beatFrames: beats.frames, onset: onset, harmony: harmony, harmonicSpans: spans, cues: cues, impulsiveShare: impulsiveShare)
+        let best = saliences.compactMap { downbeats.decode($0, meterPeriodicity: periodicity, elapsed: elapsed) }
             .max { $0.scorePerBeat < $1.scorePerBeat }
         if let decoded = best, !decoded.downbeatIndices.isEmpty {
             found = FoundBars(indices: decoded.downbeatIndices, beatsPerBar: decoded.beatsPerBar)

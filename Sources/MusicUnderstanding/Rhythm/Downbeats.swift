@@ -32,15 +32,19 @@ struct DownbeatTracker: Sendable {
         /// Beats per bar.
         var beatsPerBar: Int
         /// Log score of the decoded path divided by the number of beats: how strongly the cues
-        /// support the bar grid found (compared between cue sets in ``RhythmAnalyzer/findBars(_:beats:onset:harmony:silence:)``).
+        /// support the bar grid found (compared between cue sets in ``RhythmAnalyzer/findBars(_:beats:onset:harmony:silence:impulsiveShare:)``).
         var scorePerBeat: Double = 0
     }
 
     /// Per-beat downbeat salience, one array for each span of the harmonic-change cue in
     /// `harmonicSpans` (beats compared on each side, ``RhythmAnalyzer/Configuration/DownbeatSettings/harmonicContextBeats``);
     /// every cue is robustly standardised over the piece.
-    /// `cues` are the onset cues at the beats (``beatCues(beatFrames:onset:)``).
-    func salience(beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int], cues: BeatCues) -> [[Double]] {
+    /// `cues` are the onset cues at the beats (``beatCues(beatFrames:onset:)``); `impulsiveShare`
+    /// places the texture between legato (0) and impulsive (1) and weighs the accents
+    /// (``accentWeight(impulsiveShare:)``).
+    func salience(
+        beatFrames: [Int], onset: OnsetFeatures, harmony: FrameFeature?, harmonicSpans: [Int], cues: BeatCues, impulsiveShare: Float
+    ) -> [[Double]] {
         let k = beatFrames.count
         guard k >= 2 else { return harmonicSpans.map { _ in [Double](repeating: 0, count: k) } }
         let n = onset.strength.count
@@ -79,7 +83,7 @@ struct DownbeatTracker: Sendable {
         // (a threshold of -1 turns the test off).
         let threshold = configuration.downbeats.backbeatCorrelation
         let backbeat = threshold > -1 && backbeatCorrelation(low: cues.low, high: cues.high) <= threshold
-        let accentWeight = backbeat ? 0 : configuration.downbeats.accentWeight
+        let accentWeight = backbeat ? 0 : accentWeight(impulsiveShare: impulsiveShare)
         return harmonicSpans.map { span in
             var zh = robustStandardised(harmonicChange(span: max(1, span)))
             for i in 0..<k where cues.afterRest[i] { zh[i] = min(zh[i], 0) }
@@ -88,6 +92,26 @@ struct DownbeatTracker: Sendable {
                     + accentWeight * cues.accent[i] + configuration.downbeats.loudnessWeight * cues.loudness[i]
             }
         }
+    }
+
+    /// The weight of the broadband accents in the downbeat salience for a texture `impulsiveShare`
+    /// of the way from legato (0) to impulsive (1): ``RhythmAnalyzer/Configuration/DownbeatSettings/accentWeight``
+    /// in a legato texture, ``RhythmAnalyzer/Configuration/DownbeatSettings/impulsiveAccentWeight``
+    /// in an impulsive one, linear between.
+    ///
+    /// In a legato texture (organ, strings, choir) an onset is a new chord or a stressed note, a
+    /// phenomenal accent that marks the strong beats (Lerdahl & Jackendoff 1983, ch. 2 and
+    /// metrical preference rule 4). In an impulsive one the broadband onsets at the beats are
+    /// mostly the drums' and the strums', which sound on every beat, on the backbeat or as pickups
+    /// before the bar line, while the kick and the bass that mark the bar are already the low-band
+    /// cue (Goto 2001, sec. 4); Krebs, Böck & Widmer (2013, "Rhythmic pattern modeling for beat and
+    /// downbeat tracking in musical audio", ISMIR) read a drummed bar from the low and the high
+    /// band's own patterns rather than from one broadband accent. The backbeat test
+    /// (``backbeatCorrelation(low:high:)``) leaves the accents out of one such pattern; the texture
+    /// leaves them out of the others.
+    func accentWeight(impulsiveShare: Float) -> Double {
+        let share = Double(min(1, max(0, impulsiveShare)))
+        return configuration.downbeats.accentWeight * (1 - share) + configuration.downbeats.impulsiveAccentWeight * share
     }
 
     /// Expected share of the downbeat accent at a bar position: the metrical grid of Lerdahl &

@@ -25,7 +25,7 @@ import Foundation
 ///    onsets of its neighbours (LOWESS).
 /// 7. `DownbeatTracker` (`Downbeats.swift`, composed in `Bars.swift`): meter (3 or 4) and bar
 ///    phase from beat-synchronous harmonic change, low-band onsets and accents (Durand et al.
-///    2015), decoded with a bar-position Viterbi that weighs each meter by the cues' recurrence
+///    2015; the accents weighed by the texture), decoded with a bar-position Viterbi that weighs each meter by the cues' recurrence
 ///    one bar later (Gouyon & Herrera 2003); the last bar is completed.
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
@@ -104,7 +104,7 @@ public struct RhythmAnalyzer: Sendable {
         var bpm: Float? = ibi > 0 ? Float(60 / ibi) : nil
         let candidates = octaveCandidates(of: tempo, beatsPerMinute: bpm)
         // 7. Downbeats, and the last bar completed.
-        var bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
+        var bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence, impulsiveShare: impulsive)
         // 8. The tempo octave by window votes: every other beat when the votes prefer the double
         // period, unless every beat is alike (an isochronous stream is its own beat).
         // An odd meter (3, or 5 and 7 when configured) has no level at twice its beat: its bars
@@ -115,7 +115,7 @@ public struct RhythmAnalyzer: Sendable {
         {
             halve(
                 &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeatIndices: bars.indices, curve: curve)
-            bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence)
+            bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence, impulsiveShare: impulsive)
             let halvedInterval = medianInterval(beatTimes)
             bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
         }

@@ -233,8 +233,12 @@ extension RhythmAnalyzer {
             public var harmonicWeight: Double = 1
             /// Weight of low-band onsets in the downbeat salience (default 0.7).
             public var lowOnsetWeight: Double = 0.7
-            /// Weight of broadband accents in the downbeat salience (default 0.4).
+            /// Weight of broadband accents in the downbeat salience in a legato texture (default 0.4).
             public var accentWeight: Double = 0.4
+            /// Weight of broadband accents in the downbeat salience in an impulsive texture (default 0,
+            /// 0.8.12; 0.4 before); linear in the texture's impulsive share between the two
+            /// (``DownbeatTracker/accentWeight(impulsiveShare:)``).
+            public var impulsiveAccentWeight: Double = 0
             /// Correlation of the low- and high-band onsets' beat-to-beat alternation at and below
             /// which the accents are taken for a backbeat and left out of the downbeat salience
             /// (default -0.3; -1 keeps them always; ``DownbeatTracker/backbeatCorrelation(low:high:)``).
