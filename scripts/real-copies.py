@@ -34,18 +34,52 @@ import argparse, glob, json, os, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# name: (ffmpeg audio filter or None, extra output options, extension, seconds the music moves,
-#        pitch ratio (by resampling: pitch and tempo alike), tempo ratio (time-stretched, pitch kept))
+
+
+def filtered(audio_filter=None, options=()):
+    """A copy made by one FFmpeg audio filter chain (or none) and output options."""
+    def command(src, dst, folder):
+        return (["ffmpeg", "-v", "error", "-y", "-i", str(src)] + (["-af", audio_filter] if audio_filter else [])
+                + list(options) + [str(dst)])
+    return command
+
+
+def resampled(ratio):
+    """A copy whose pitch and tempo move by `ratio` together (the sample rate relabelled, then
+    resampled back)."""
+    def command(src, dst, folder):
+        rate = sample_rate(src)
+        return filtered("asetrate=%d*%.6f,aresample=%d" % (rate, ratio, rate))(src, dst, folder)
+    return command
+
+
+def in_hall(src, dst, folder):
+    """The copy convolved with the hall's impulse response (`hall_impulse_response`, written once per
+    copy folder by `build`), 9 dB down so that nothing clips."""
+    return ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-i", str(folder / HALL_IR), "-filter_complex",
+            "[0:a][1:a]afir=gtype=-1,volume=-9dB[o]", "-map", "[o]", str(dst)]
+
+
+class Copy:
+    """One kind of copy: `command(src, dst, folder)` gives the FFmpeg command that writes it; `ext` its
+    file extension; the annotations move by `delay` seconds and their times scale by 1 / `speed`
+    (music played `speed` times as fast); `prepare(folder)`, if any, runs once before the audio is
+    converted."""
+    def __init__(self, command, ext="flac", delay=0.0, speed=1.0, prepare=None):
+        self.command, self.ext, self.delay, self.speed, self.prepare = command, ext, delay, speed, prepare
+
+
+HALL_IR = "hall_ir.wav"
 COPIES = {
-    "lofi": ("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"], "mp3", 0.0, None, None),
-    "shift": ("adelay=3:all=1", [], "flac", 0.0, None, None),
-    "pad": ("adelay=500:all=1", [], "flac", 0.5, None, None),
-    "48k": (None, ["-ar", "48000"], "flac", 0.0, None, None),
-    "sharp30": (None, [], "flac", 0.0, 2 ** (30 / 1200), None),
-    "flat40": (None, [], "flac", 0.0, 2 ** (-40 / 1200), None),
-    "hall": ("HALL", [], "flac", 0.0, None, None),
-    "slow6": ("atempo=0.94", [], "flac", 0.0, None, 0.94),
-    "fast6": ("atempo=1.06", [], "flac", 0.0, None, 1.06),
+    "lofi": Copy(filtered("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"]), ext="mp3"),
+    "shift": Copy(filtered("adelay=3:all=1")),
+    "pad": Copy(filtered("adelay=500:all=1"), delay=0.5),
+    "48k": Copy(filtered(None, ["-ar", "48000"])),
+    "sharp30": Copy(resampled(2 ** (30 / 1200)), speed=2 ** (30 / 1200)),
+    "flat40": Copy(resampled(2 ** (-40 / 1200)), speed=2 ** (-40 / 1200)),
+    "hall": Copy(in_hall, prepare=lambda folder: (folder / HALL_IR).exists() or hall_impulse_response(folder / HALL_IR)),
+    "slow6": Copy(filtered("atempo=0.94"), speed=0.94),
+    "fast6": Copy(filtered("atempo=1.06"), speed=1.06),
 }
 
 
@@ -108,7 +142,7 @@ def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7):
 
 def build(real, folder, name):
     """Writes folder/data (audio and truth) for copy `name`; skips audio already written."""
-    filt, options, ext, delay, pitch, stretch = COPIES[name]
+    copy = COPIES[name]
     data = folder / "data"
     (data / "audio").mkdir(parents=True, exist_ok=True)
     for f in ("run_product.sh", "score.py", "reports_from_ndjson.py"):
@@ -120,27 +154,14 @@ def build(real, folder, name):
             (data / p).symlink_to(real / "data" / p)
     for path in glob.glob(str(real / "data" / "*.truth.json")):
         t = json.load(open(path))
-        json.dump(moved_truth(t, delay, pitch or stretch or 1.0), open(data / Path(path).name, "w"))
-
-    ir = folder / "hall_ir.wav"
-    if filt == "HALL" and not ir.exists():
-        hall_impulse_response(ir)
+        json.dump(moved_truth(t, copy.delay, copy.speed), open(data / Path(path).name, "w"))
+    if copy.prepare:
+        copy.prepare(folder)
 
     def convert(src):
-        dst = data / "audio" / (src.stem + "." + ext)
-        if dst.exists():
-            return
-        if filt == "HALL":
-            cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-i", str(ir), "-filter_complex",
-                   "[0:a][1:a]afir=gtype=-1,volume=-9dB[o]", "-map", "[o]"] + options + [str(dst)]
-            subprocess.run(cmd, check=True)
-            return
-        f = filt
-        if pitch is not None:
-            rate = sample_rate(src)
-            f = "asetrate=%d*%.6f,aresample=%d" % (rate, pitch, rate)
-        cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(src)] + (["-af", f] if f else []) + options + [str(dst)]
-        subprocess.run(cmd, check=True)
+        dst = data / "audio" / (src.stem + "." + copy.ext)
+        if not dst.exists():
+            subprocess.run(copy.command(src, dst, folder), check=True)
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         list(pool.map(convert, sorted((real / "data" / "audio").iterdir())))

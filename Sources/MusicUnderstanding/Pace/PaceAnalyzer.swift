@@ -318,7 +318,7 @@ public struct PaceAnalyzer: Sendable {
         // The input's timing spread: the median distance of the events that make up each slot.
         var perSlot: [Int: Double] = [:]
         for (e, d) in zip(events, toSlots) { perSlot[e.slot] = min(perSlot[e.slot] ?? .infinity, d) }
-        let median = Smoothing.median(Array(perSlot.values)) ?? 0
+        let median = Smoothing.median(perSlot.values) ?? 0
         let spread = configuration.offGridSpread.isFinite ? max(0, configuration.offGridSpread) : 6
         let minimum = configuration.offGridMinimum.isFinite ? max(0, configuration.offGridMinimum) : 0.15
         let tolerance = max(minimum, spread * median)
