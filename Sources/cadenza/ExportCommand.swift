@@ -22,7 +22,7 @@ enum SharedOptions {
             help: "Frame rate of fcpxml, edl and kdenlive markers: 25 (default), 29.97, 30, 23.976, 30000/1001..."
         ) { (text, name) throws(UsageError) in
             guard let rate = FrameRate(parsing: text) else {
-                throw UsageError.invalidValue(text, for: name, expected: "frames per second such as 25, 29.97 or 30000/1001")
+                throw UsageError.invalidValue(text, for: name, expected: "1 to 1000 frames per second, such as 25, 29.97 or 30000/1001")
             }
             return rate
         }

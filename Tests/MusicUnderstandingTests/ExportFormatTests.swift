@@ -86,6 +86,34 @@ struct EDLReader {
         #expect(ntsc.description == "29.97" && FrameRate.pal.description == "25")
     }
 
+    /// A report is untrusted: the fuzzer's crasher (Fuzz/seeds/export/fcpxml-huge-bar) put a bar at
+    /// 2.7 × 10^42 s, which the frame grid turned into an integer and trapped on. Every format now
+    /// writes it; the marker and the duration past 10^7 s are left out of the timelines, and frame
+    /// rates outside 1 to 1000 fps (whose frame counts would overflow) are refused.
+    @Test("Hostile report times: a bar at 2.7e42 s and a duration of 1e300 s export in every format without that marker; absurd frame rates are refused")
+    func hostileReportTimes() throws {
+        let text =
+            #"{"schemaVersion":1,"source":{"path":"a.wav","duration":1e300},"rhythm":{"beats":[0.5,1,1.5,2,2.5,3,3.5,4,4.5,5],"#
+            + #""bars":[0.5,2666666666666666666666666666666666666666666.5,4.5],"beatsPerMinute":1e30,"beatsPerBar":4}}"#
+        let reports = try ReportPlot.reports(fromJSON: Data(text.utf8), path: "hostile.json")
+        let report = try #require(reports.first)
+        let markers = MarkerExport.markers(of: try #require(report.result), options: ExportOptions(markers: [.bars]))
+        #expect(markers.map(\.frame) == [FrameRate.pal.frame(at: 0.5), FrameRate.pal.frame(at: 4.5)])
+        let fcpxml = MarkerExport.fcpxml([report], options: ExportOptions())
+        #expect(fcpxml.contains("duration=\"10000000s\""), "the timeline ends at 10^7 s")
+        let devNull = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+        defer { try? devNull.close() }
+        for format in ReportFormat.allCases {
+            let writer = FormattedReportWriter(format: format, destination: .stream(fileDescriptor: devNull.fileDescriptor))
+            try writer.write(report)
+            try writer.finish()
+        }
+        #expect(TagWriter.tags(for: report, path: "a.wav")["BPM"] == nil)
+        #expect(DJCollection.gridAnchors(try #require(report.result?.rhythm)).map(\.start) == [0.5, 4.5], "the DJ grid leaves the bar out too")
+        #expect(FrameRate(parsing: "1000000000/1") == nil && FrameRate(parsing: "1/2") == nil && FrameRate(parsing: "1000/1") != nil)
+        #expect(FrameRate(frameDurationNumerator: 1, denominator: 1_000_001) == nil)
+    }
+
     @Test("Open Key: C major 1d, A minor 1m, Ab minor 6m; one step per fifth like the Camelot wheel, 4 numbers apart")
     func openKey() {
         typealias Key = KeyResult.KeySignature

@@ -21,7 +21,7 @@ public enum DJCollection {
 
     /// Cue names of a report: one per section start (`A verse`), in time order.
     static func sectionCues(_ result: SessionResult) -> [LabelTracks.Label] {
-        LabelTracks.labels(.sections, of: result).filter { $0.start.isFinite && $0.start >= 0 }
+        LabelTracks.labels(.sections, of: result).filter { ReportTime.isWritable($0.start) }
     }
 
     /// `%.3f` of seconds (negative zero written as 0).
@@ -44,7 +44,7 @@ public enum DJCollection {
     /// beats before the first bar line (a pickup) get an anchor at the first beat counted back
     /// from the bar. Without bars one anchor at the first beat with the global tempo.
     public static func gridAnchors(_ rhythm: RhythmResult) -> [GridAnchor] {
-        let beats = rhythm.beats.filter(\.isFinite), bars = rhythm.bars.filter(\.isFinite)
+        let beats = rhythm.beats.filter(ReportTime.isWritable), bars = rhythm.bars.filter(ReportTime.isWritable)
         let global = rhythm.beatsPerMinute.map(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         guard let firstBeat = beats.first else { return [] }
         func tempo(from start: Double, to end: Double?) -> Double? {
@@ -80,7 +80,7 @@ public enum DJCollection {
         let headline = ReportHeadline(report)
         var attributes: [(String, String)] = [("TrackID", "\(id)"), ("Name", MarkerExport.trackName(report))]
         attributes.append(("Kind", ((report.source.path as NSString).pathExtension.uppercased() + " File").trimmingCharacters(in: .whitespaces)))
-        if let duration = report.source.duration, duration.isFinite { attributes.append(("TotalTime", "\(Int(duration.rounded()))")) }
+        if let seconds = report.source.duration.flatMap(ReportTime.wholeSeconds) { attributes.append(("TotalTime", "\(seconds)")) }
         if let bpm = headline.beatsPerMinute { attributes.append(("AverageBpm", String(format: "%.2f", bpm))) }
         if let key = headline.key { attributes.append(("Tonality", keyText(key, notation: options.keyNotation))) }
         if let energy = EnergyLevel.level(of: report) { attributes.append(("Comments", "Energy \(energy)")) }
@@ -165,8 +165,8 @@ public enum DJCollection {
         }
         var info: [(String, String)] = []
         if let key = headline.key { info.append(("KEY", keyText(key, notation: options.keyNotation))) }
-        if let duration = report.source.duration, duration.isFinite {
-            info.append(("PLAYTIME", "\(Int(duration.rounded()))"))
+        if let duration = report.source.duration, let seconds = ReportTime.wholeSeconds(duration) {
+            info.append(("PLAYTIME", "\(seconds)"))
             info.append(("PLAYTIME_FLOAT", String(format: "%.6f", duration)))
         }
         if let energy = EnergyLevel.level(of: report) { info.append(("COMMENT", "Energy \(energy)")) }
@@ -176,7 +176,9 @@ public enum DJCollection {
         }
         if let key = headline.key { s += "<MUSICAL_KEY VALUE=\"\(traktorKeyValue(key))\"></MUSICAL_KEY>" }
         let milliseconds = { (t: Double) in String(format: "%.6f", t * 1000 + 0) }
-        if let bpm = headline.beatsPerMinute, let rhythm = result.rhythm, let anchor = rhythm.bars.first ?? rhythm.beats.first, anchor.isFinite {
+        if let bpm = headline.beatsPerMinute, let rhythm = result.rhythm, let anchor = rhythm.bars.first ?? rhythm.beats.first,
+            ReportTime.isWritable(anchor)
+        {
             s +=
                 "<CUE_V2 NAME=\"AutoGrid\" DISPL_ORDER=\"0\" TYPE=\"4\" START=\"\(milliseconds(anchor))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"0\"><GRID BPM=\"\(String(format: "%.6f", bpm))\"></GRID></CUE_V2>"
         }

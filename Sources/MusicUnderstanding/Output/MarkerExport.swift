@@ -8,9 +8,12 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
     /// Seconds per frame, denominator.
     public let frameDurationDenominator: Int
 
-    /// The rate whose frame lasts `numerator / denominator` seconds (both positive).
+    /// The rate whose frame lasts `numerator / denominator` seconds (both positive, at most
+    /// 1 000 000, and 1 to 1000 frames per second; nil otherwise).
     public init?(frameDurationNumerator numerator: Int, denominator: Int) {
-        guard numerator > 0, denominator > 0 else { return nil }
+        guard (1...1_000_000).contains(numerator), (1...1_000_000).contains(denominator),
+            denominator >= numerator, denominator <= 1000 * numerator
+        else { return nil }
         let g = Self.gcd(numerator, denominator)
         frameDurationNumerator = numerator / g
         frameDurationDenominator = denominator / g
@@ -45,10 +48,11 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
     /// The whole frames per second a timecode counts (30 for 29.97, non-drop-frame).
     public var timecodeBase: Int { max(1, Int(framesPerSecond.rounded())) }
 
-    /// The frame nearest to `seconds` (0 for negative or non-finite times).
+    /// The frame nearest to `seconds` (0 for negative or non-finite times; times past 10^7 s, about
+    /// 116 days, the frame there).
     public func frame(at seconds: Double) -> Int {
         guard seconds.isFinite, seconds > 0 else { return 0 }
-        return Int((seconds * framesPerSecond).rounded())
+        return Int((min(seconds, ReportTime.maximumSeconds) * framesPerSecond).rounded())
     }
 
     /// `frames` frames as an FCPXML rational time over the frame duration's denominator, as Final
@@ -139,7 +143,8 @@ public enum MarkerExport {
                     LabelTracks.Label(start: $0.start, end: $0.end, text: $0.text.isEmpty ? "beat" : "beat " + $0.text)
                 }
             }
-            for label in labels where label.start.isFinite {
+            // A time past any audio's length (a corrupt report) has no place on the timeline.
+            for label in labels where ReportTime.isWritable(label.start) {
                 all.append((order, Marker(frame: options.frameRate.frame(at: label.start), text: label.text, kind: kind)))
             }
         }
