@@ -77,7 +77,7 @@ COPIES = {
     "48k": Copy(filtered(None, ["-ar", "48000"])),
     "sharp30": Copy(resampled(2 ** (30 / 1200)), speed=2 ** (30 / 1200)),
     "flat40": Copy(resampled(2 ** (-40 / 1200)), speed=2 ** (-40 / 1200)),
-    "hall": Copy(in_hall, prepare=lambda folder: (folder / HALL_IR).exists() or hall_impulse_response(folder / HALL_IR)),
+    "hall": Copy(in_hall, prepare=lambda folder: write_hall_impulse_response(folder)),
     "slow6": Copy(filtered("atempo=0.94"), speed=0.94),
     "fast6": Copy(filtered("atempo=1.06"), speed=1.06),
 }
@@ -112,6 +112,12 @@ def moved_truth(t, d, speed=1.0):
     if isinstance(t.get("bpm"), (int, float)):
         t["bpm"] = t["bpm"] * speed
     return t
+
+
+def write_hall_impulse_response(folder):
+    """Writes the hall's impulse response into a copy folder once (`in_hall` reads it)."""
+    if not (folder / HALL_IR).exists():
+        hall_impulse_response(folder / HALL_IR)
 
 
 def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7):
@@ -175,21 +181,20 @@ def run_peers(real, folder, tools, python):
     run_dir = folder / "peer-run"
     audio = run_dir / "data" / "audio"
     audio.mkdir(parents=True, exist_ok=True)
+    def link(path, target):
+        if not path.exists():
+            path.symlink_to(target)
     copies = {p.stem: p for p in (folder / "data" / "audio").iterdir()}
     for original in (real / "data" / "audio").iterdir():
-        link = audio / original.name
-        if original.stem in copies and not link.exists():
-            link.symlink_to(copies[original.stem])
+        if original.stem in copies:
+            link(audio / original.name, copies[original.stem])
     for truth in (folder / "data").glob("*.truth.json"):
-        if not (run_dir / "data" / truth.name).exists():
-            (run_dir / "data" / truth.name).symlink_to(truth)
-    if not (run_dir / "data" / "manifest.json").exists():
-        (run_dir / "data" / "manifest.json").symlink_to(real / "data" / "manifest.json")
+        link(run_dir / "data" / truth.name, truth)
+    link(run_dir / "data" / "manifest.json", real / "data" / "manifest.json")
     shutil.copy(real / "peers.py", run_dir / "peers.py")
     # peers.py imports the harness modules from its parent folder.
     for module in ("anchors.py", "common.py"):
-        if not (folder / module).exists():
-            (folder / module).symlink_to(real.parent / module)
+        link(folder / module, real.parent / module)
     subprocess.run([python, "peers.py", "--tools", ",".join(tools), "--no-score"], cwd=run_dir, check=True,
                    stdout=subprocess.DEVNULL)
 

@@ -15,6 +15,12 @@ enum ReportTime {
     /// Whether `seconds` is a time an exporter writes: finite and within `0 ... maximumSeconds`.
     static func isWritable(_ seconds: Double) -> Bool { seconds.isFinite && seconds >= 0 && seconds <= maximumSeconds }
 
+    /// `beatsPerMinute` rounded to a whole BPM, or nil when it is not positive, finite and at most
+    /// ``maximumBeatsPerMinute``.
+    static func wholeBeatsPerMinute(_ beatsPerMinute: Double) -> Int? {
+        beatsPerMinute.isFinite && beatsPerMinute > 0 && beatsPerMinute <= maximumBeatsPerMinute ? Int(beatsPerMinute.rounded()) : nil
+    }
+
     /// `seconds` rounded to whole seconds, or nil when it is not a writable time (``isWritable(_:)``).
     static func wholeSeconds(_ seconds: Double) -> Int? { isWritable(seconds) ? Int(seconds.rounded()) : nil }
 }

@@ -108,7 +108,7 @@ public struct TagWriter: Sendable {
     ) -> [String: String] {
         let headline = ReportHeadline(report)
         var tags: [String: String] = [:]
-        if let bpm = headline.beatsPerMinute, bpm.isFinite, bpm > 0, bpm <= ReportTime.maximumBeatsPerMinute { tags["BPM"] = String(Int(bpm.rounded())) }
+        if let bpm = headline.beatsPerMinute.flatMap(ReportTime.wholeBeatsPerMinute) { tags["BPM"] = String(bpm) }
         if let key = headline.key { tags["INITIALKEY"] = keyNotation.text(key) }
         if let integrated = headline.integratedLoudness, integrated.isFinite {
             let isOpus = (path as NSString).pathExtension.lowercased() == "opus" || report.source.codec == "opus"

@@ -256,8 +256,13 @@ extension RhythmAnalyzer {
     /// onset, so there a frame without one is evidence against a beat; bowed, blown and sung
     /// beats may fall on held notes, so in a legato texture the floor stays neutral.
     func activationFloor(impulsiveShare: Float) -> Double {
+        Self.byTexture(legato: configuration.beats.activationFloor, impulsive: configuration.beats.impulsiveActivationFloor, impulsiveShare: impulsiveShare)
+    }
+
+    /// A setting that follows the texture: `legato` in a legato texture (`impulsiveShare` 0),
+    /// `impulsive` in an impulsive one (1), linear between (the share clamped to `0 ... 1`).
+    static func byTexture(legato: Double, impulsive: Double, impulsiveShare: Float) -> Double {
         let share = Double(min(1, max(0, impulsiveShare)))
-        let legato = configuration.beats.activationFloor, impulsive = configuration.beats.impulsiveActivationFloor
         return legato + share * (impulsive - legato)
     }
 }

@@ -110,8 +110,8 @@ struct DownbeatTracker: Sendable {
     /// (``backbeatCorrelation(low:high:)``) leaves the accents out of one such pattern; the texture
     /// leaves them out of the others.
     func accentWeight(impulsiveShare: Float) -> Double {
-        let share = Double(min(1, max(0, impulsiveShare)))
-        return configuration.downbeats.accentWeight * (1 - share) + configuration.downbeats.impulsiveAccentWeight * share
+        RhythmAnalyzer.byTexture(
+            legato: configuration.downbeats.accentWeight, impulsive: configuration.downbeats.impulsiveAccentWeight, impulsiveShare: impulsiveShare)
     }
 
     /// Expected share of the downbeat accent at a bar position: the metrical grid of Lerdahl &
