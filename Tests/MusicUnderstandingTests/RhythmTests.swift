@@ -868,6 +868,52 @@ import Testing
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
+    /// A free lead-in (a held chord and notes at irregular times, as a sung or rubato
+    /// introduction) before a steady pulse reports no beats; the tracked grid through it stays
+    /// for key and structure. The same lead-in with its notes on the pulse's bar lines keeps
+    /// its beats.
+    @Test func freeLeadInHasNoBeats() {
+        func song(notes: [Double]) -> [Float] {
+            var samples = [Float](repeating: 0, count: Int(34 * Synth.rate))
+            Synth.chord(&samples, at: 0.3, length: 12.2, midi: [57, 60, 64], gain: 0.02)
+            for t in notes { Synth.click(&samples, at: t) }
+            for t in stride(from: 12.5, to: 33.0, by: 0.5) { Synth.click(&samples, at: t) }
+            return samples
+        }
+        let notes = [0.8, 2.65, 3.9, 5.95, 7.1, 9.35, 10.6, 11.2]
+        let free = Synth.analyze(song(notes: notes))
+        #expect(free.beats.first.map { $0 > 11.9 } ?? false, "\(free.beats.prefix(5)) \(free.gridBeats.prefix(30))")
+        #expect(free.bars.allSatisfy { $0 > 11.9 })
+        #expect(free.gridBeats.first.map { $0 < 2 } ?? false, "\(free.gridBeats.prefix(5))")
+        #expect(Synth.hitRate(free.beats, Array(stride(from: 12.5, to: 33.0, by: 0.5))) > 0.95)
+        var off = RhythmAnalyzer.Configuration()
+        off.beats.freePassageBeats = 0
+        let carried = Synth.analyze(song(notes: notes), configuration: off)
+        #expect(carried.beats.first.map { $0 < 2 } ?? false, "the tracker carries its beats through the lead-in")
+        let inTime = Synth.analyze(song(notes: [0.5, 2.5, 4.5, 6.5, 8.5, 10.5, 11.5]))
+        #expect(inTime.beats.first.map { $0 < 1 } ?? false, "\(inTime.beats.prefix(5))")
+        #expect(inTime.analysisGrid == nil)
+    }
+
+    /// Which beats lie in a passage out of time, on a hand-made onset curve: beats every 40
+    /// frames with an onset on each, except in a sparse passage (an onset on one beat in eight)
+    /// whose other notes fall at a third of a beat (out of time) or on half beats (in time). Only
+    /// a passage at the head or the tail with its notes off the beats is out of time.
+    @Test(arguments: [(0, true, true), (0, false, false), (24, true, false), (44, true, true)])
+    func freePassagesAreTheEdgesWithNotesOffTheBeats(start: Int, offBeat: Bool, expected: Bool) {
+        let count = 60, period = 40, length = 16
+        let beats = (0..<count).map { 20 + $0 * period }
+        var curve = [Float](repeating: 0, count: beats.last! + 40)
+        let passage = start..<min(count, start + length)
+        for (i, b) in beats.enumerated() where !passage.contains(i) || (i - start) % 8 == 0 { curve[b] = 1 }
+        for i in passage where (i - start) % 2 == 1 {
+            curve[beats[i] + (offBeat ? period / 3 : period / 2)] = 0.8
+        }
+        let free = RhythmAnalyzer().freePassages(beats, curve: curve, radius: 2)
+        #expect(passage.allSatisfy { free[$0] == expected }, "\(free)")
+        #expect(free.indices.filter { !passage.contains($0) && free[$0] }.count <= 2, "\(free)")
+    }
+
     /// Silence gives no beats and no tempo.
     @Test func silence() {
         let result = Synth.analyze([Float](repeating: 0, count: Int(10 * Synth.rate)))

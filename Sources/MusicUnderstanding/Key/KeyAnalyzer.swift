@@ -333,7 +333,7 @@ public struct KeyAnalyzer: Sendable {
         _ chroma: ChromaFeatures, compressed: [Double], tonal: [Bool], duration: Double,
         rhythm: RhythmResult?
     ) -> [(time: Double, triad: Int, weight: Double)] {
-        var inner = (rhythm?.beats ?? []).filter { $0 > 0 && $0 < duration && $0.isFinite }.sorted()
+        var inner = (rhythm?.gridBeats ?? []).filter { $0 > 0 && $0 < duration && $0.isFinite }.sorted()
         if inner.count < 2 {
             let step = max(0.1, configuration.stepDuration)
             inner = Array(stride(from: step, to: duration, by: step))
@@ -428,7 +428,7 @@ public struct KeyAnalyzer: Sendable {
     /// else fixed steps. Steps shorter than a quarter of the nominal step are merged.
     private func stepBoundaries(duration: Double, rhythm: RhythmResult?) -> [Double] {
         var inner: [Double] = []
-        if let bars = rhythm?.bars, bars.count >= 2 {
+        if let bars = rhythm?.gridBars, bars.count >= 2 {
             inner = bars.filter { $0 > 0 && $0 < duration && $0.isFinite }.sorted()
         }
         if inner.isEmpty {

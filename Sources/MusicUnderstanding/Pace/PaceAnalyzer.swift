@@ -444,7 +444,7 @@ public struct PaceAnalyzer: Sendable {
     /// ``Configuration/minimumRangeSeconds`` join their neighbour.
     func boundaries(duration: Double, rhythm: RhythmResult?) -> [Double] {
         guard duration.isFinite, duration > 0 else { return [] }
-        let bars = (rhythm?.bars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
+        let bars = (rhythm?.gridBars ?? []).filter { $0.isFinite && $0 > 0 && $0 < duration }.sorted()
         var edges: [Double] = [0]
         let group = max(1, configuration.barsPerRange)
         // At most a million windows, whatever the duration claims.
@@ -475,7 +475,7 @@ public struct PaceAnalyzer: Sendable {
             // The music ends with its last bar, or a beat after its last beat when that bar is
             // incomplete (a pattern that stops mid-bar, or a bar phase the meter leaves open).
             var musicEnd = bars[bars.count - 1] + barLength
-            let beats = (rhythm?.beats ?? []).filter { $0.isFinite && $0 >= bars[0] && $0 < duration }.sorted()
+            let beats = (rhythm?.gridBeats ?? []).filter { $0.isFinite && $0 >= bars[0] && $0 < duration }.sorted()
             if beats.count >= 2, let last = beats.last {
                 let beatLength = (last - beats[0]) / Double(beats.count - 1)
                 if last + beatLength > bars[bars.count - 1] { musicEnd = min(musicEnd, last + beatLength) }
@@ -498,7 +498,7 @@ public struct PaceAnalyzer: Sendable {
         let duration = features.duration.isFinite ? max(0, features.duration) : 0
         let curves = features.onset.map(eventCurves)
         let times = quantised(
-            features.onset.map { events($0, curves: curves) } ?? [], beats: rhythm?.beats ?? [], bars: rhythm?.bars ?? [],
+            features.onset.map { events($0, curves: curves) } ?? [], beats: rhythm?.gridBeats ?? [], bars: rhythm?.gridBars ?? [],
             onset: features.onset, curves: curves)
         let edges = boundaries(duration: duration, rhythm: rhythm)
         guard edges.count >= 2 else { return PaceResult(ranges: []) }

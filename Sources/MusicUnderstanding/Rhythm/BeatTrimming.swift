@@ -45,10 +45,7 @@ extension RhythmAnalyzer {
     /// `radius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
     func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
-        let peaks: [Float] = beats.map { f in
-            let p = PeakPicking.largest(curve, near: f, radius: max(1, radius))
-            return p >= 0 && p < curve.count ? curve[p] : 0
-        }
+        let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
         let median = Smoothing.median(peaks) ?? 0
         guard median > 0 else { return [] }
         let threshold = Float(configuration.beats.edgeOnsetRatio) * median
@@ -56,6 +53,106 @@ extension RhythmAnalyzer {
             let last = peaks.lastIndex(where: { $0 >= threshold })
         else { return [] }
         return Array(beats[first...last])
+    }
+
+    /// `result` without its beats and bars in an introduction or an ending out of time (a free
+    /// introduction, a rubato coda, a cadenza before the last chord), where a listener does not
+    /// tap or taps the notes as they come: the beats of every window of `freePassageBeats`
+    /// consecutive beats of which at most `freePassageShare` have an onset peak (within `radius`
+    /// frames of the beat) of `edgeOnsetRatio` times the median beat's, when such windows reach
+    /// the first or the last few beats. The tracker carries its beats through such passages at
+    /// the tempo beside them; the share of beats that carry an onset is a local measure of the
+    /// pulse, as the local pulse strength of Grosche & Müller (2011, "Extracting predominant local
+    /// pulse information from music recordings", IEEE TASLP 19(6), sec. IV).
+    /// The tracked beats and bars stay in ``RhythmResult/analysisGrid`` for the analyses that
+    /// segment the music by them (key, structure, pace).
+    func leavingOutFreePassages(_ result: RhythmResult, curve: [Float], frameRate: Double, radius: Int) -> RhythmResult {
+        let beats = result.beats
+        guard frameRate > 0, !curve.isEmpty else { return result }
+        let last = Double(curve.count)
+        let frames = beats.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), last).rounded()) : 0 }
+        let free = freePassages(frames, curve: curve, radius: radius)
+        // The passages are the head and the tail: the beats between them stay, with their bars.
+        guard free.contains(true), let first = free.firstIndex(of: false), let last = free.lastIndex(of: false), last > first
+        else { return result }
+        var out = result
+        out.analysisGrid = RhythmResult.AnalysisGrid(beats: result.beats, bars: result.bars)
+        out.beats = Array(beats[first...last])
+        out.bars = result.bars.filter { $0 >= beats[first] && $0 <= beats[last] }
+        return out
+    }
+
+    /// Which of `beats` (frames) lie in an introduction or an ending out of time
+    /// (``leavingOutFreePassages(_:curve:frameRate:radius:)``): a run from the first beat, a run
+    /// to the last, or both.
+    func freePassages(_ beats: [Int], curve: [Float], radius: Int) -> [Bool] {
+        let window = configuration.beats.freePassageBeats
+        var free = [Bool](repeating: false, count: beats.count)
+        guard window > 0, beats.count >= window, !curve.isEmpty else { return free }
+        let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
+        guard let median = Smoothing.median(peaks), median > 0 else { return free }
+        let threshold = Float(configuration.beats.edgeOnsetRatio) * median
+        let supported = peaks.map { $0 >= threshold ? 1 : 0 }
+        let most = Int((configuration.beats.freePassageShare * Double(window)).rounded(.down))
+        var count = supported[0..<window].reduce(0, +)
+        for start in 0...(beats.count - window) {
+            if start > 0 { count += supported[start + window - 1] - supported[start - 1] }
+            if count <= most { for i in start..<(start + window) { free[i] = true } }
+        }
+        // Only the head and the tail: a passage inside the music that the pulse resumes after (a
+        // break, a breakdown, a held chord) keeps its beats, as a listener's meter goes on through
+        // it (Large & Jones 1999) and a DJ's grid must. A few beats left at the very edge go with
+        // the passage beside them; the passage is out of time only when its notes fall off the beats.
+        var edges = [Bool](repeating: false, count: beats.count)
+        let few = window / 2
+        if let firstFree = free.firstIndex(of: true), firstFree < few {
+            var end = firstFree
+            while end < free.count && free[end] { end += 1 }
+            if notesOffTheBeats(beats[0..<end], curve: curve, threshold: threshold) {
+                for i in 0..<end { edges[i] = true }
+            }
+        }
+        if let lastFree = free.lastIndex(of: true), lastFree >= free.count - few {
+            var start = lastFree
+            while start > 0 && free[start - 1] { start -= 1 }
+            if notesOffTheBeats(beats[start...], curve: curve, threshold: threshold) {
+                for i in start..<free.count { edges[i] = true }
+            }
+        }
+        return edges
+    }
+
+    /// Whether the notes of a passage fall off its beats: at least two of the onset peaks of
+    /// `curve` (local maxima at `threshold` or above) between its first and last beat lie farther
+    /// than ``Configuration/BeatSettings/freePassageBeatTolerance`` of its median beat interval
+    /// from every beat and every point halfway between two, and they are at least
+    /// ``Configuration/BeatSettings/freePassageOffBeatShare`` of those peaks. A sparse
+    /// introduction in time (a chord on each bar line, a quaver pickup) has its notes on the beats
+    /// and their halves; a free one (a sung lead-in, a rubato arpeggio) anywhere between them.
+    func notesOffTheBeats(_ beats: ArraySlice<Int>, curve: [Float], threshold: Float) -> Bool {
+        guard let first = beats.first, let last = beats.last, first + 1 < min(last, curve.count - 1) else { return false }
+        let intervals = zip(beats.dropFirst(), beats).map { Double($0 - $1) }
+        guard let period = Smoothing.median(intervals), period > 0 else { return false }
+        let tolerance = configuration.beats.freePassageBeatTolerance * period
+        var on = 0, off = 0
+        var k = beats.startIndex
+        for f in (first + 1)..<min(last, curve.count - 1) where curve[f] >= threshold && curve[f] >= curve[f - 1] && curve[f] > curve[f + 1] {
+            while k + 1 < beats.endIndex && beats[k + 1] <= f { k += 1 }
+            // Off the beat and off its half (a quaver between two beats is in time).
+            let before = Double(f - beats[k])
+            let interval = k + 1 < beats.endIndex ? Double(beats[k + 1] - beats[k]) : period
+            let distance = min(before, abs(before - interval / 2), abs(interval - before))
+            if distance > tolerance { off += 1 } else { on += 1 }
+        }
+        return off >= 2 && Double(off) >= configuration.beats.freePassageOffBeatShare * Double(on + off)
+    }
+
+    /// The largest value of `curve` within `radius` frames of each beat.
+    func onsetPeaks(at beats: [Int], curve: [Float], radius: Int) -> [Float] {
+        beats.map { f in
+            let p = PeakPicking.largest(curve, near: f, radius: max(1, radius))
+            return p >= 0 && p < curve.count ? curve[p] : 0
+        }
     }
 
     /// Removes beats inside silent stretches (a pause between movements): beats where the

@@ -32,7 +32,10 @@ import Foundation
 ///    Plumbley 2007) and the meter is not odd; the bars found again.
 /// 9. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
-/// 10. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
+/// 10. Free passages (`BeatTrimming.swift`): the beats and bars of an introduction or ending out
+///    of time (few beats with an onset, its notes off the beats) left out of the report; the
+///    other analyses keep the tracked grid.
+/// 11. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
 ///    interval of a window of beats (Dixon 2001), reported when it drifts from the global tempo.
 public struct RhythmAnalyzer: Sendable {
     /// The settings in use.
@@ -126,7 +129,9 @@ public struct RhythmAnalyzer: Sendable {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)
-        // 10. The local tempo over time, when it drifts.
+        // 10. An introduction or ending out of time left out of the reported beats and bars.
+        result = leavingOutFreePassages(result, curve: curve, frameRate: fps, radius: beats.radius)
+        // 11. The local tempo over time, when it drifts.
         result.tempoCurve = tempoCurve(beats: result.beats, bars: result.bars, beatsPerMinute: result.beatsPerMinute)
         return result
     }

@@ -158,6 +158,19 @@ extension RhythmAnalyzer {
             /// Beats where the log frame energy stays below this share of its 95th percentile are
             /// dropped as silent (default 0.25).
             public var silenceRatio: Double = 0.25
+            /// Length, in beats, of the window in which a passage out of time is recognised (default
+            /// 12; 0 keeps every beat): see ``freePassageShare``.
+            public var freePassageBeats: Int = 12
+            /// Largest share of the window's beats with an onset (a peak at ``edgeOnsetRatio`` of the
+            /// median beat's) for its beats to be dropped as out of time, at the head or the tail
+            /// (default 0.25).
+            public var freePassageShare: Double = 0.25
+            /// Distance from the nearest beat or half beat, as a share of the beat interval, beyond
+            /// which a note of such a passage is off the beats (default 0.15).
+            public var freePassageBeatTolerance: Double = 0.15
+            /// Least share of such a passage's notes off the beats (and at least two) for it to be
+            /// out of time (default 0.25).
+            public var freePassageOffBeatShare: Double = 0.25
             /// Minimum median relative flux (``OnsetFeatures/relativeFlux``) near the tracked beats for
             /// them to be reported (default 0.02): periodicity without new sound is no pulse.
             public var minimumNewSound: Double = 0.02

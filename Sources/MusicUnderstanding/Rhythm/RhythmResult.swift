@@ -19,6 +19,26 @@ public struct RhythmResult: Sendable, Codable {
     /// ``beatsPerMinute`` by more than ``RhythmAnalyzer/Configuration/TempoCurveSettings/tempoCurveDrift``).
     public var tempoCurve: [MusicUnderstandingSession.TimedValue<Float>]?
 
+    /// The beats and bars as tracked, through the passages out of time that ``beats`` and
+    /// ``bars`` leave out; `nil` when none were left out. Not reported: the analyses that
+    /// segment the music by beats and bars (key, structure, pace) read it, so a free introduction
+    /// still has its steps.
+    var analysisGrid: AnalysisGrid?
+
+    /// Beats and bars as the rhythm chain tracked them.
+    struct AnalysisGrid: Sendable {
+        /// Every tracked beat time, seconds.
+        var beats: [Double]
+        /// Every tracked downbeat time, seconds.
+        var bars: [Double]
+    }
+
+    /// The beats that segment the music for other analyses: the tracked ones.
+    var gridBeats: [Double] { analysisGrid?.beats ?? beats }
+
+    /// The bars that segment the music for other analyses: the tracked ones.
+    var gridBars: [Double] { analysisGrid?.bars ?? bars }
+
     /// Creates a rhythm result.
     public init(
         beats: [Double], bars: [Double], beatsPerMinute: Float?, beatsPerBar: Int? = nil,

@@ -212,6 +212,10 @@ extension AnalysisConfiguration {
         ("rhythm.tempo.minimumHarmonicSalience", 0...1000, { $0.rhythm.tempo.minimumHarmonicSalience }),
         ("rhythm.beats.harmonicChangeBeatShare", 0...1, { Double($0.rhythm.beats.harmonicChangeBeatShare) }),
         ("rhythm.beats.lowBandTrackingWeight", 0...16, { Double($0.rhythm.beats.lowBandTrackingWeight) }),
+        ("rhythm.beats.freePassageBeats", 0...1024, { Double($0.rhythm.beats.freePassageBeats) }),
+        ("rhythm.beats.freePassageShare", 0...1, { $0.rhythm.beats.freePassageShare }),
+        ("rhythm.beats.freePassageBeatTolerance", 0...0.5, { $0.rhythm.beats.freePassageBeatTolerance }),
+        ("rhythm.beats.freePassageOffBeatShare", 0...1, { $0.rhythm.beats.freePassageOffBeatShare }),
     ]
 
     /// Checks every numeric setting is finite and the settings of ``ranges`` lie in their range;

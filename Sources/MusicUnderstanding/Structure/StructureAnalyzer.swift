@@ -151,8 +151,8 @@ public struct StructureAnalyzer: Sendable {
     /// section, one segment and one phrase; an input of zero duration gives no ranges.
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let duration = features.duration
-        var edges = Self.barEdges(bars: rhythm?.bars ?? [], duration: duration)
-        var beats = rhythm?.beats ?? []
+        var edges = Self.barEdges(bars: rhythm?.gridBars ?? [], duration: duration)
+        var beats = rhythm?.gridBeats ?? []
         if edges.count < 3 {
             // No pulse: a time grid stands for bars and beats, so the music still gets its parts.
             let unit = configuration.pulselessUnitSeconds
