@@ -69,8 +69,8 @@ extension RhythmAnalyzer {
     func leavingOutFreePassages(_ result: RhythmResult, curve: [Float], frameRate: Double, radius: Int) -> RhythmResult {
         let beats = result.beats
         guard frameRate > 0, !curve.isEmpty else { return result }
-        let last = Double(curve.count)
-        let frames = beats.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), last).rounded()) : 0 }
+        let end = Double(curve.count)
+        let frames = beats.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), end).rounded()) : 0 }
         let free = freePassages(frames, curve: curve, radius: radius)
         // The passages are the head and the tail: the beats between them stay, with their bars.
         guard free.contains(true), let first = free.firstIndex(of: false), let last = free.lastIndex(of: false), last > first
