@@ -2,7 +2,8 @@ import Foundation
 
 /// Beats, bars and tempo.
 public struct RhythmResult: Sendable, Codable {
-    /// Every beat time, seconds.
+    /// Every beat time, seconds; none in silence or in an introduction or ending out of time
+    /// (a free lead-in, a rubato coda), where the music has no pulse to tap.
     public var beats: [Double]
     /// Every downbeat (bar start) time, seconds.
     public var bars: [Double]
