@@ -869,9 +869,9 @@ import Testing
     }
 
     /// A free lead-in (a held chord and notes at irregular times, as a sung or rubato
-    /// introduction) before a steady pulse reports no beats; the tracked grid through it stays
-    /// for key and structure. The same lead-in with its notes on the pulse's bar lines keeps
-    /// its beats.
+    /// introduction) before a steady pulse reports no beats, also with the tempo folded to its
+    /// double; the tracked grid through it stays for key and structure. The same lead-in with its
+    /// notes on the pulse's bar lines keeps its beats.
     @Test func freeLeadInHasNoBeats() {
         func song(notes: [Double]) -> [Float] {
             var samples = [Float](repeating: 0, count: Int(34 * Synth.rate))
@@ -890,6 +890,11 @@ import Testing
         off.beats.freePassageBeats = 0
         let carried = Synth.analyze(song(notes: notes), configuration: off)
         #expect(carried.beats.first.map { $0 < 2 } ?? false, "the tracker carries its beats through the lead-in")
+        var folded = RhythmAnalyzer.Configuration()
+        folded.level.foldedTempoRange = 200...260
+        let doubled = Synth.analyze(song(notes: notes), configuration: folded)
+        #expect(doubled.beatsPerMinute.map { $0 > 200 } ?? false, "\(String(describing: doubled.beatsPerMinute))")
+        #expect(doubled.beats.first.map { $0 > 11.9 } ?? false, "a folded tempo leaves out the same lead-in: \(doubled.beats.prefix(5))")
         let inTime = Synth.analyze(song(notes: [0.5, 2.5, 4.5, 6.5, 8.5, 10.5, 11.5]))
         #expect(inTime.beats.first.map { $0 < 1 } ?? false, "\(inTime.beats.prefix(5))")
         #expect(inTime.analysisGrid == nil)

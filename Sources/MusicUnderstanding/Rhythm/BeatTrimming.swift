@@ -55,36 +55,42 @@ extension RhythmAnalyzer {
         return Array(beats[first...last])
     }
 
-    /// `result` without its beats and bars in an introduction or an ending out of time (a free
+    /// The span of `result`'s beats between an introduction and an ending out of time (a free
     /// introduction, a rubato coda, a cadenza before the last chord), where a listener does not
-    /// tap or taps the notes as they come: the beats of every window of `freePassageBeats`
-    /// consecutive beats of which at most `freePassageShare` have an onset peak (within `radius`
-    /// frames of the beat) of `edgeOnsetRatio` times the median beat's, when such windows reach
-    /// the first or the last few beats. The tracker carries its beats through such passages at
-    /// the tempo beside them; the share of beats that carry an onset is a local measure of the
-    /// pulse, as the local pulse strength of Grosche & Müller (2011, "Extracting predominant local
-    /// pulse information from music recordings", IEEE TASLP 19(6), sec. IV).
-    /// The tracked beats and bars stay in ``RhythmResult/analysisGrid`` for the analyses that
-    /// segment the music by them (key, structure, pace).
-    func leavingOutFreePassages(_ result: RhythmResult, curve: [Float], frameRate: Double, radius: Int) -> RhythmResult {
+    /// tap or taps the notes as they come; `nil` when there is no such passage. Such a passage is
+    /// a run of beats from the first or to the last (``freePassages(_:curve:radius:)``): every
+    /// window of `freePassageBeats` consecutive beats of which at most `freePassageShare` have an
+    /// onset peak (within `radius` frames of the beat) of `edgeOnsetRatio` times the median
+    /// beat's, when its notes fall off the beats. The tracker carries its beats through such
+    /// passages at the tempo beside them; the share of beats that carry an onset is a local
+    /// measure of the pulse, as the local pulse strength of Grosche & Müller (2011, "Extracting
+    /// predominant local pulse information from music recordings", IEEE TASLP 19(6), sec. IV).
+    func pulsedSpan(of result: RhythmResult, curve: [Float], frameRate: Double, radius: Int) -> ClosedRange<Double>? {
         let beats = result.beats
-        guard frameRate > 0, !curve.isEmpty else { return result }
+        guard frameRate > 0, !curve.isEmpty else { return nil }
         let end = Double(curve.count)
         let frames = beats.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), end).rounded()) : 0 }
         let free = freePassages(frames, curve: curve, radius: radius)
-        // The passages are the head and the tail: the beats between them stay, with their bars.
         guard free.contains(true), let first = free.firstIndex(of: false), let last = free.lastIndex(of: false), last > first
-        else { return result }
+        else { return nil }
+        return beats[first]...beats[last]
+    }
+
+    /// `result` with only the beats and bars within `span` (``pulsedSpan(of:curve:frameRate:radius:)``),
+    /// a millisecond either side; the beats and bars it had stay in ``RhythmResult/analysisGrid``
+    /// for the analyses that segment the music by them (key, structure, pace).
+    func keeping(_ result: RhythmResult, within span: ClosedRange<Double>) -> RhythmResult {
+        let wider = (span.lowerBound - 0.001)...(span.upperBound + 0.001)
         var out = result
         out.analysisGrid = RhythmResult.AnalysisGrid(beats: result.beats, bars: result.bars)
-        out.beats = Array(beats[first...last])
-        out.bars = result.bars.filter { $0 >= beats[first] && $0 <= beats[last] }
+        out.beats = result.beats.filter { wider.contains($0) }
+        out.bars = result.bars.filter { wider.contains($0) }
         return out
     }
 
     /// Which of `beats` (frames) lie in an introduction or an ending out of time
-    /// (``leavingOutFreePassages(_:curve:frameRate:radius:)``): a run from the first beat, a run
-    /// to the last, or both.
+    /// (``pulsedSpan(of:curve:frameRate:radius:)``): a run from the first beat, a run to the last,
+    /// or both.
     func freePassages(_ beats: [Int], curve: [Float], radius: Int) -> [Bool] {
         let window = configuration.beats.freePassageBeats
         var free = [Bool](repeating: false, count: beats.count)

@@ -30,11 +30,11 @@ import Foundation
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
 ///    Plumbley 2007) and the meter is not odd; the bars found again.
-/// 9. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
+/// 9. Free passages (`BeatTrimming.swift`): an introduction or ending out of time (few beats
+///    with an onset, its notes off the beats), whose beats and bars the report leaves out after
+///    step 10; the other analyses keep the tracked grid.
+/// 10. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
 ///    is set, and the reported tempo put first among its octave alternatives.
-/// 10. Free passages (`BeatTrimming.swift`): the beats and bars of an introduction or ending out
-///    of time (few beats with an onset, its notes off the beats) left out of the report; the
-///    other analyses keep the tracked grid.
 /// 11. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
 ///    interval of a window of beats (Dixon 2001), reported when it drifts from the global tempo.
 public struct RhythmAnalyzer: Sendable {
@@ -124,13 +124,14 @@ public struct RhythmAnalyzer: Sendable {
         }
         var result = RhythmResult(
             beats: beatTimes, bars: bars.downbeats(in: beatTimes), beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
-        // 9. Folded into the tempo range, the reported tempo first.
+        // 9. An introduction or ending out of time, found at the tracked level.
+        let pulsed = pulsedSpan(of: result, curve: curve, frameRate: fps, radius: beats.radius)
+        // 10. Folded into the tempo range, the reported tempo first; the passages out of time left out.
         if let range = configuration.level.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)
-        // 10. An introduction or ending out of time left out of the reported beats and bars.
-        result = leavingOutFreePassages(result, curve: curve, frameRate: fps, radius: beats.radius)
+        if let pulsed { result = keeping(result, within: pulsed) }
         // 11. The local tempo over time, when it drifts.
         result.tempoCurve = tempoCurve(beats: result.beats, bars: result.bars, beatsPerMinute: result.beatsPerMinute)
         return result

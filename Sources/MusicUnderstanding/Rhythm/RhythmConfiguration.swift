@@ -10,15 +10,15 @@ extension RhythmAnalyzer {
         public var onsets = OnsetSettings()
         /// Step 2, the global tempo (`TempoEstimator`, `Tempo.swift`, gated in `PulseTest.swift`).
         public var tempo = TempoSettings()
-        /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
+        /// Steps 3, 4 and 9, the activation, the beat tracker and the passages out of time (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
         public var beats = BeatSettings()
-        /// Steps 5, 8 and 9, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
+        /// Steps 5, 8 and 10, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
         public var level = LevelSettings()
         /// Step 6, each beat placed on its onset (`BeatPlacement.swift`).
         public var placement = PlacementSettings()
         /// Step 7, meter and bar phase (`DownbeatTracker`, `Downbeats.swift`, `Bars.swift`).
         public var downbeats = DownbeatSettings()
-        /// Step 10, the tempo over time (`TempoCurve.swift`).
+        /// Step 11, the tempo over time (`TempoCurve.swift`).
         public var tempoCurve = TempoCurveSettings()
 
         /// The default configuration.
@@ -110,7 +110,7 @@ extension RhythmAnalyzer {
             public init() {}
         }
 
-        /// Steps 3 and 4, the activation and the beat tracker (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
+        /// Steps 3, 4 and 9, the activation, the beat tracker and the passages out of time (`BeatActivation.swift`, `BeatTracker`, `BeatTrimming.swift`).
         public struct BeatSettings: Sendable, Hashable, Codable {
             /// Share of the beat activation taken from the linear onset strength in an impulsive texture
             /// (default 0.75; 0 turns it off; ``RhythmAnalyzer/beatCurve(_:onset:impulsiveShare:)``).
@@ -179,7 +179,7 @@ extension RhythmAnalyzer {
             public init() {}
         }
 
-        /// Steps 5, 8 and 9, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
+        /// Steps 5, 8 and 10, the metrical level, the octave votes and the folding (`MetricalLevel.swift`, `OctaveVote.swift`).
         public struct LevelSettings: Sendable, Hashable, Codable {
             /// Whether the beat steps to the level at half its period when that level is the more salient
             /// to a listener, or at a third of it for a fast triple meter (default true).
@@ -297,7 +297,7 @@ extension RhythmAnalyzer {
             public init() {}
         }
 
-        /// Step 10, the tempo over time (`TempoCurve.swift`).
+        /// Step 11, the tempo over time (`TempoCurve.swift`).
         public struct TempoCurveSettings: Sendable, Hashable, Codable {
             /// Beats in the window of each local tempo of ``RhythmResult/tempoCurve`` (default 16: four
             /// 4/4 bars, so a few misplaced beats do not move the window's median interval).
