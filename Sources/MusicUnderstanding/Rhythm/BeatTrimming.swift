@@ -46,16 +46,14 @@ extension RhythmAnalyzer {
     func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
         let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
-        let median = Smoothing.median(peaks) ?? 0
-        guard median > 0 else { return [] }
-        let threshold = Float(configuration.beats.edgeOnsetRatio) * median
+        guard let threshold = onsetThreshold(peaks) else { return [] }
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
             let last = peaks.lastIndex(where: { $0 >= threshold })
         else { return [] }
         return Array(beats[first...last])
     }
 
-    /// The span of `result`'s beats between an introduction and an ending out of time (a free
+    /// The span of the beats `times` between an introduction and an ending out of time (a free
     /// introduction, a rubato coda, a cadenza before the last chord), where a listener does not
     /// tap or taps the notes as they come; `nil` when there is no such passage. Such a passage is
     /// a run of beats from the first or to the last (``freePassages(_:curve:radius:)``): every
@@ -65,15 +63,15 @@ extension RhythmAnalyzer {
     /// passages at the tempo beside them; the share of beats that carry an onset is a local
     /// measure of the pulse, as the local pulse strength of Grosche & Müller (2011, "Extracting
     /// predominant local pulse information from music recordings", IEEE TASLP 19(6), sec. IV).
-    func pulsedSpan(of result: RhythmResult, curve: [Float], frameRate: Double, radius: Int) -> ClosedRange<Double>? {
-        let beats = result.beats
+    func pulsedSpan(of times: [Double], curve: [Float], frameRate: Double, radius: Int) -> ClosedRange<Double>? {
         guard frameRate > 0, !curve.isEmpty else { return nil }
+        // The placed beats, not the tracker's frames: placement moves a beat onto its onset.
         let end = Double(curve.count)
-        let frames = beats.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), end).rounded()) : 0 }
+        let frames = times.map { t in t.isFinite ? Int(min(max(t * frameRate, 0), end).rounded()) : 0 }
         let free = freePassages(frames, curve: curve, radius: radius)
         guard free.contains(true), let first = free.firstIndex(of: false), let last = free.lastIndex(of: false), last > first
         else { return nil }
-        return beats[first]...beats[last]
+        return times[first]...times[last]
     }
 
     /// `result` with only the beats and bars within `span` (``pulsedSpan(of:curve:frameRate:radius:)``),
@@ -96,8 +94,7 @@ extension RhythmAnalyzer {
         var free = [Bool](repeating: false, count: beats.count)
         guard window > 0, beats.count >= window, !curve.isEmpty else { return free }
         let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
-        guard let median = Smoothing.median(peaks), median > 0 else { return free }
-        let threshold = Float(configuration.beats.edgeOnsetRatio) * median
+        guard let threshold = onsetThreshold(peaks) else { return free }
         let supported = peaks.map { $0 >= threshold ? 1 : 0 }
         let most = Int((configuration.beats.freePassageShare * Double(window)).rounded(.down))
         var count = supported[0..<window].reduce(0, +)
@@ -142,7 +139,7 @@ extension RhythmAnalyzer {
         let tolerance = configuration.beats.freePassageBeatTolerance * period
         var on = 0, off = 0
         var k = beats.startIndex
-        for f in (first + 1)..<min(last, curve.count - 1) where curve[f] >= threshold && curve[f] >= curve[f - 1] && curve[f] > curve[f + 1] {
+        for f in (first + 1)..<min(last, curve.count - 1) where curve[f] >= threshold && PeakPicking.isLocalMaximum(curve, at: f) {
             while k + 1 < beats.endIndex && beats[k + 1] <= f { k += 1 }
             // Off the beat and off its half (a quaver between two beats is in time).
             let before = Double(f - beats[k])
@@ -151,6 +148,13 @@ extension RhythmAnalyzer {
             if distance > tolerance { off += 1 } else { on += 1 }
         }
         return off >= 2 && Double(off) >= configuration.beats.freePassageOffBeatShare * Double(on + off)
+    }
+
+    /// The onset peak a beat needs to carry an onset: `edgeOnsetRatio` times the median of the
+    /// beats' `peaks` (``onsetPeaks(at:curve:radius:)``); `nil` when that median is not positive.
+    func onsetThreshold(_ peaks: [Float]) -> Float? {
+        guard let median = Smoothing.median(peaks), median > 0 else { return nil }
+        return Float(configuration.beats.edgeOnsetRatio) * median
     }
 
     /// The largest value of `curve` within `radius` frames of each beat.

@@ -125,7 +125,7 @@ public struct RhythmAnalyzer: Sendable {
         var result = RhythmResult(
             beats: beatTimes, bars: bars.downbeats(in: beatTimes), beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
         // 9. An introduction or ending out of time, found at the tracked level.
-        let pulsed = pulsedSpan(of: result, curve: curve, frameRate: fps, radius: beats.radius)
+        let pulsed = pulsedSpan(of: result.beats, curve: curve, frameRate: fps, radius: beats.radius)
         // 10. Folded into the tempo range, the reported tempo first; the passages out of time left out.
         if let range = configuration.level.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
