@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Tempo of cadenza against two independent peers on recordings without tempo truth.
+
+For each audio file, runs `cadenza analyze --for rhythm`, Essentia's RhythmExtractor2013
+(multifeature) and madmom's RNN and DBN downbeat tracker (Böck, Krebs & Widmer 2016; beats per bar
+3 or 4), and prints how often our tempo matches each peer's (4 %), on how many files the two
+peers agree with each other, how many of those we share, and the files where the peers agree on a
+tempo that ours is not: two methods against one, the likeliest errors of ours. madmom's tempo is
+60 over its median beat interval. The peers' results are cached in WORKDIR/peers (madmom takes a
+few seconds per short clip, about 25 s per two minutes of audio).
+
+This is no accuracy: the peers share conventions (both tend to the faster of two levels that
+pulse alike), and where they agree they can both be wrong. It finds cases to look at, on music
+that has no truth, such as the dev set's MIR-1K clips (docs/evaluation.md).
+
+usage: scripts/peer-consensus.py CADENZA_BINARY WORKDIR FILE... [--configuration FILE]
+   e.g. scripts/peer-consensus.py .build/release/cadenza /tmp/mir ../shared/eval/real/data/audio/mir1k_*
+needs: the eval harness venv (essentia, madmom; madmom loaded as the harness's anchors.py does:
+CADENZA_EVAL, default ../shared/eval).
+"""
+import argparse, json, os, subprocess, sys
+from pathlib import Path
+
+import numpy as np
+
+
+def same(a, b):
+    return bool(a and b and abs(a / b - 1) <= 0.04)
+
+
+def peers(files, cache):
+    """Essentia's and madmom's tempo of each file, cached in `cache` as JSON."""
+    cache.mkdir(parents=True, exist_ok=True)
+    todo = [f for f in files if not (cache / (f.name + ".json")).exists()]
+    if todo:
+        sys.path.insert(0, os.environ.get("CADENZA_EVAL", str(Path(__file__).resolve().parents[2] / "shared" / "eval")))
+        import anchors  # the harness's loader: madmom's package metadata is missing from the prebuilt wheel
+        anchors._madmom()
+        import essentia.standard as es
+        from madmom.features.downbeats import DBNDownBeatTrackingProcessor, RNNDownBeatProcessor
+        for f in todo:
+            bpm, beats, _, _, _ = es.RhythmExtractor2013(method="multifeature")(es.MonoLoader(filename=str(f), sampleRate=44100)())
+            r = DBNDownBeatTrackingProcessor(beats_per_bar=[3, 4], fps=100)(RNNDownBeatProcessor()(str(f)))
+            mb = [float(x[0]) for x in r]
+            json.dump({"essentia": float(bpm), "madmom": 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None},
+                      open(cache / (f.name + ".json"), "w"))
+    return {f.name: json.load(open(cache / (f.name + ".json"))) for f in files}
+
+
+def ours(cadenza, files, configuration):
+    """Our tempo of each file (None without beats), one process per file (the report names the input)."""
+    out = {}
+    for f in files:
+        cmd = [cadenza, "analyze", "--for", "rhythm", "--no-progress", str(f)]
+        if configuration:
+            cmd += ["--configuration", configuration]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            out[f.name] = (json.loads(run.stdout.splitlines()[0]).get("rhythm") or {}).get("beatsPerMinute")
+        except (IndexError, ValueError):
+            out[f.name] = None
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cadenza"); ap.add_argument("workdir"); ap.add_argument("files", nargs="+")
+    ap.add_argument("--configuration")
+    a = ap.parse_args()
+    files = sorted(Path(f).resolve() for f in a.files)
+    p = peers(files, Path(a.workdir) / "peers")
+    o = ours(os.path.abspath(a.cadenza), files, os.path.abspath(a.configuration) if a.configuration else None)
+    n = len(files)
+    agreed = [f.name for f in files if same(p[f.name]["essentia"], p[f.name]["madmom"])]
+    shared = [k for k in agreed if same(o[k], p[k]["madmom"])]
+    print(f"{n} files: tempo agreement with madmom {np.mean([same(o[f.name], p[f.name]['madmom']) for f in files]):.3f}, "
+          f"with Essentia {np.mean([same(o[f.name], p[f.name]['essentia']) for f in files]):.3f}; "
+          f"Essentia with madmom {len(agreed) / n:.3f}")
+    print(f"the peers agree on {len(agreed)}; cadenza shares {len(shared)} of those; against cadenza:")
+    for k in agreed:
+        if k not in shared:
+            t = f"{o[k]:.1f}" if o[k] else "no beats"
+            print(f"  {k}: madmom {p[k]['madmom']:.1f}, Essentia {p[k]['essentia']:.1f}, cadenza {t}")
+
+
+if __name__ == "__main__":
+    main()
