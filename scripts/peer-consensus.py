@@ -18,7 +18,7 @@ usage: scripts/peer-consensus.py CADENZA_BINARY WORKDIR FILE... [--configuration
 needs: the eval harness venv (essentia, madmom; madmom loaded as the harness's anchors.py does:
 CADENZA_EVAL, default ../shared/eval).
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, subprocess, sys, tempfile
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +39,11 @@ def peers(files, cache):
         import essentia.standard as es
         from madmom.features.downbeats import DBNDownBeatTrackingProcessor, RNNDownBeatProcessor
         for f in todo:
-            bpm, beats, _, _, _ = es.RhythmExtractor2013(method="multifeature")(es.MonoLoader(filename=str(f), sampleRate=44100)())
-            r = DBNDownBeatTrackingProcessor(beats_per_bar=[3, 4], fps=100)(RNNDownBeatProcessor()(str(f)))
+            # Decoded by FFmpeg first (as the harness does): the peers' own loaders miss some codecs.
+            with tempfile.NamedTemporaryFile(suffix=".wav") as wav:
+                subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(f), "-ac", "1", "-ar", "44100", wav.name], check=True)
+                bpm, _, _, _, _ = es.RhythmExtractor2013(method="multifeature")(es.MonoLoader(filename=wav.name, sampleRate=44100)())
+                r = DBNDownBeatTrackingProcessor(beats_per_bar=[3, 4], fps=100)(RNNDownBeatProcessor()(wav.name))
             mb = [float(x[0]) for x in r]
             json.dump({"essentia": float(bpm), "madmom": 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None},
                       open(cache / (f.name + ".json"), "w"))
