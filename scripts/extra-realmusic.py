@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from beatscore import f_measure  # noqa: E402
+from peerrun import essentia_rhythm, madmom_downbeats  # noqa: E402
 
 HARNESS_TRACKS = {"knolls", "northern_mountains", "nunc_dimittis", "revelation",
                   "track15", "track24", "track26", "track6"}
@@ -52,13 +53,11 @@ def main():
     clips = sorted(audio.glob("*.wav"))
     if not clips:
         sys.exit("no tracks: apt-get install wesnoth-music warzone2100-music")
-    import essentia.standard as es
     for c in clips:
         e = ess / (c.name + ".json")
         if not e.exists():
-            mono = es.MonoLoader(filename=str(c), sampleRate=44100)()
-            bpm, beats, _, _, _ = es.RhythmExtractor2013(method="multifeature")(mono)
-            json.dump({"bpm": float(bpm), "beats": [float(b) for b in beats]}, open(e, "w"))
+            bpm, beats = essentia_rhythm(c)
+            json.dump({"bpm": bpm, "beats": beats}, open(e, "w"))
     reports = work / "reports"
     subprocess.run(["rm", "-rf", str(reports)])
     cmd = [os.path.abspath(a.cadenza), "analyze", "audio", "--for", "rhythm", "--no-progress", "--output", "reports"]
@@ -103,17 +102,10 @@ def main():
 def run_madmom(clips, folder):
     """madmom's beats and downbeats of each clip, cached in `folder` as JSON."""
     folder.mkdir(exist_ok=True)
-    todo = [c for c in clips if not (folder / (c.name + ".json")).exists()]
-    if not todo:
-        return
-    sys.path.insert(0, os.environ.get("CADENZA_EVAL", str(Path(__file__).resolve().parents[2] / "shared" / "eval")))
-    import anchors  # the harness's loader: madmom's package metadata is missing from the prebuilt wheel
-    anchors._madmom()
-    from madmom.features.downbeats import DBNDownBeatTrackingProcessor, RNNDownBeatProcessor
-    for c in todo:
-        r = DBNDownBeatTrackingProcessor(beats_per_bar=[3, 4], fps=100)(RNNDownBeatProcessor()(str(c)))
-        json.dump({"beats": [float(x[0]) for x in r], "downbeats": [float(x[0]) for x in r if int(x[1]) == 1]},
-                  open(folder / (c.name + ".json"), "w"))
+    for c in clips:
+        if not (folder / (c.name + ".json")).exists():
+            beats, downbeats = madmom_downbeats(c)
+            json.dump({"beats": beats, "downbeats": downbeats}, open(folder / (c.name + ".json"), "w"))
 
 
 if __name__ == "__main__":

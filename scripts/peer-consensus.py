@@ -23,6 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peerrun import essentia_rhythm, madmom_downbeats  # noqa: E402
+
 
 def same(a, b):
     return bool(a and b and abs(a / b - 1) <= 0.04)
@@ -31,37 +34,35 @@ def same(a, b):
 def peers(files, cache):
     """Essentia's and madmom's tempo of each file, cached in `cache` as JSON."""
     cache.mkdir(parents=True, exist_ok=True)
-    todo = [f for f in files if not (cache / (f.name + ".json")).exists()]
-    if todo:
-        sys.path.insert(0, os.environ.get("CADENZA_EVAL", str(Path(__file__).resolve().parents[2] / "shared" / "eval")))
-        import anchors  # the harness's loader: madmom's package metadata is missing from the prebuilt wheel
-        anchors._madmom()
-        import essentia.standard as es
-        from madmom.features.downbeats import DBNDownBeatTrackingProcessor, RNNDownBeatProcessor
-        for f in todo:
-            # Decoded by FFmpeg first (as the harness does): the peers' own loaders miss some codecs.
-            with tempfile.NamedTemporaryFile(suffix=".wav") as wav:
-                subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(f), "-ac", "1", "-ar", "44100", wav.name], check=True)
-                bpm, _, _, _, _ = es.RhythmExtractor2013(method="multifeature")(es.MonoLoader(filename=wav.name, sampleRate=44100)())
-                r = DBNDownBeatTrackingProcessor(beats_per_bar=[3, 4], fps=100)(RNNDownBeatProcessor()(wav.name))
-            mb = [float(x[0]) for x in r]
-            json.dump({"essentia": float(bpm), "madmom": 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None},
-                      open(cache / (f.name + ".json"), "w"))
+    for f in files:
+        if (cache / (f.name + ".json")).exists():
+            continue
+        # Decoded by FFmpeg first (as the harness does): the peers' own loaders miss some codecs.
+        with tempfile.NamedTemporaryFile(suffix=".wav") as wav:
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(f), "-ac", "1", "-ar", "44100", wav.name], check=True)
+            bpm, _ = essentia_rhythm(wav.name)
+            mb, _ = madmom_downbeats(wav.name)
+        json.dump({"essentia": bpm, "madmom": 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None},
+                  open(cache / (f.name + ".json"), "w"))
     return {f.name: json.load(open(cache / (f.name + ".json"))) for f in files}
 
 
 def ours(cadenza, files, configuration):
-    """Our tempo of each file (None without beats), one process per file (the report names the input)."""
-    out = {}
-    for f in files:
-        cmd = [cadenza, "analyze", "--for", "rhythm", "--no-progress", str(f)]
-        if configuration:
-            cmd += ["--configuration", configuration]
-        run = subprocess.run(cmd, capture_output=True, text=True)
+    """Our tempo of each file (None without beats or on an error record), from one batch run whose
+    NDJSON records name their input."""
+    cmd = [cadenza, "analyze", "--for", "rhythm", "--no-progress", *map(str, files)]
+    if configuration:
+        cmd += ["--configuration", configuration]
+    out = {f.name: None for f in files}
+    by_path = {str(f): f.name for f in files}
+    for line in subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines():
         try:
-            out[f.name] = (json.loads(run.stdout.splitlines()[0]).get("rhythm") or {}).get("beatsPerMinute")
-        except (IndexError, ValueError):
-            out[f.name] = None
+            record = json.loads(line)
+        except ValueError:
+            continue
+        name = by_path.get(os.path.realpath((record.get("source") or {}).get("path", "")))
+        if name:
+            out[name] = (record.get("rhythm") or {}).get("beatsPerMinute")
     return out
 
 

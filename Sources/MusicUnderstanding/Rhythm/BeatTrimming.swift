@@ -106,21 +106,22 @@ extension RhythmAnalyzer {
         // break, a breakdown, a held chord) keeps its beats, as a listener's meter goes on through
         // it (Large & Jones 1999) and a DJ's grid must. A few beats left at the very edge go with
         // the passage beside them; the passage is out of time only when its notes fall off the beats.
-        var edges = [Bool](repeating: false, count: beats.count)
-        let few = window / 2
-        if let firstFree = free.firstIndex(of: true), firstFree < few {
-            var end = firstFree
-            while end < free.count && free[end] { end += 1 }
-            if notesOffTheBeats(beats[0..<end], curve: curve, threshold: threshold) {
-                for i in 0..<end { edges[i] = true }
-            }
+        /// The run of free beats that holds beat `i`.
+        func run(through i: Int) -> Range<Int> {
+            var lower = i, upper = i + 1
+            while lower > 0 && free[lower - 1] { lower -= 1 }
+            while upper < free.count && free[upper] { upper += 1 }
+            return lower..<upper
         }
+        let few = window / 2
+        var candidates: [Range<Int>] = []
+        if let firstFree = free.firstIndex(of: true), firstFree < few { candidates.append(0..<run(through: firstFree).upperBound) }
         if let lastFree = free.lastIndex(of: true), lastFree >= free.count - few {
-            var start = lastFree
-            while start > 0 && free[start - 1] { start -= 1 }
-            if notesOffTheBeats(beats[start...], curve: curve, threshold: threshold) {
-                for i in start..<free.count { edges[i] = true }
-            }
+            candidates.append(run(through: lastFree).lowerBound..<free.count)
+        }
+        var edges = [Bool](repeating: false, count: beats.count)
+        for passage in candidates where notesOffTheBeats(beats[passage], curve: curve, threshold: threshold) {
+            for i in passage { edges[i] = true }
         }
         return edges
     }
