@@ -221,6 +221,7 @@ struct CLITests {
             ("altSpan.json", #"{"rhythm": {"alternativeHarmonicContextBeats": 100}}"#, "rhythm.downbeats.alternativeHarmonicContextBeats: 100"),
             ("unit.json", #"{"structure": {"maximumUnitSeconds": 0}}"#, "structure.maximumUnitSeconds: 0"),
             ("floor.json", #"{"rhythm": {"beats": {"impulsiveActivationFloor": 0}}}"#, "rhythm.beats.impulsiveActivationFloor: 0 is outside"),
+            ("prior.json", #"{"rhythm": {"beats": {"impulsivePeriodPriorWeight": -1}}}"#, "rhythm.beats.impulsivePeriodPriorWeight: -1 is outside"),
             ("degree.json", #"{"rhythm": {"placement": {"beatSmoothingDegree": 3}}}"#, "rhythm.placement.beatSmoothingDegree: 3 is outside"),
             ("backbeat.json", #"{"rhythm": {"downbeats": {"backbeatCorrelation": -2}}}"#, "rhythm.downbeats.backbeatCorrelation: -2 is outside"),
             ("tie.json", #"{"rhythm": {"level": {"salienceTie": 2}}}"#, "rhythm.level.salienceTie: 2 is outside"),

@@ -1362,6 +1362,31 @@ import Testing
         #expect(worstError(wholeFrame: false) > 10)
     }
 
+    /// A run of onsets at 5:4 of the pulse (period 32 frames against 40) that is louder than the
+    /// pulse for the first 6000 frames, then the pulse alone (an electronic track whose lead
+    /// riff outweighs its kick for minutes): with the legato texture's weak tempo prior the
+    /// tracker follows the 5:4 level there; with the impulsive texture's prior
+    /// (``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``) it stays on the pulse throughout.
+    @Test func impulsiveTextureHoldsTheTempoAgainstAFiveFourLevel() {
+        let frames = 12000, split = 6000
+        var activation = [Float](repeating: 0.0625, count: frames)
+        for t in stride(from: 20, to: frames, by: 40) { activation[t] = t < split ? 0.3 : 0.5 }
+        for t in stride(from: 20, to: split, by: 32) { activation[t] = 0.45 }
+        let analyzer = RhythmAnalyzer(configuration: RhythmAnalyzer.Configuration())
+        func medianPeriod(impulsiveShare: Float) -> Int {
+            let tracker = BeatTracker(
+                configuration: analyzer.configuration, periodPriorWeight: analyzer.periodPriorWeight(impulsiveShare: impulsiveShare))
+            let beats = tracker.decode(activation, minPeriod: 22, maxPeriod: 72, centrePeriod: 40).filter { $0 > 200 && $0 < split - 200 }
+            let gaps = zip(beats.dropFirst(), beats).map { $0 - $1 }.sorted()
+            return gaps.isEmpty ? 0 : gaps[gaps.count / 2]
+        }
+        #expect(medianPeriod(impulsiveShare: 0) == 32)
+        #expect(medianPeriod(impulsiveShare: 1) == 40)
+        let beats = analyzer.configuration.beats
+        #expect(analyzer.periodPriorWeight(impulsiveShare: 0) == beats.periodPriorWeight)
+        #expect(analyzer.periodPriorWeight(impulsiveShare: 1) == beats.impulsivePeriodPriorWeight)
+    }
+
     /// Ring slots wrap correctly for any offset: a beat-state window wider than the period (an
     /// observation λ of 0.5, which no check forbids) decodes without reading outside the rings,
     /// and `slot` is the mathematical modulo from −3 periods to one.

@@ -24,6 +24,15 @@ import Foundation
 struct BeatTracker: Sendable {
     /// Settings.
     var configuration: RhythmAnalyzer.Configuration
+    /// Weight κ of the per-beat tempo prior (the texture's, ``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``).
+    var periodPriorWeight: Double
+
+    /// A tracker with `configuration`, and the prior weight `periodPriorWeight`
+    /// (``RhythmAnalyzer/Configuration/BeatSettings/periodPriorWeight`` when `nil`).
+    init(configuration: RhythmAnalyzer.Configuration, periodPriorWeight: Double? = nil) {
+        self.configuration = configuration
+        self.periodPriorWeight = periodPriorWeight ?? configuration.beats.periodPriorWeight
+    }
 
     /// Decodes beat frames from `activation` (values in `(0, 1)`), with beat periods between
     /// `minPeriod` and `maxPeriod` frames.
@@ -89,7 +98,7 @@ struct BeatTracker: Sendable {
                 // Tempo prior: a log-Gaussian around the global period, so that the tracker
                 // follows gradual changes but does not settle on a metrically related level.
                 let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
-                logTrans[i * m + j] = log(row[j] / sum) - configuration.beats.periodPriorWeight * octaves * octaves
+                logTrans[i * m + j] = log(row[j] / sum) - periodPriorWeight * octaves * octaves
             }
         }
         // The allowed sources of each target period (the finite entries of its column,

@@ -19,8 +19,10 @@ extension RhythmAnalyzer {
     /// (``trimToActivity(_:curve:radius:)``) and without silent beats
     /// (``removeSilentBeats(_:energy:radius:threshold:)`` at `silence`), with the radius of their
     /// beat-state window.
-    func trackBeats(around period: Double, activation: [Float], curve: [Float], energy: [Float], silence: Float?) -> TrackedBeats {
-        let tracker = BeatTracker(configuration: configuration)
+    func trackBeats(
+        around period: Double, activation: [Float], curve: [Float], energy: [Float], silence: Float?, impulsiveShare: Float
+    ) -> TrackedBeats {
+        let tracker = BeatTracker(configuration: configuration, periodPriorWeight: periodPriorWeight(impulsiveShare: impulsiveShare))
         let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
         let maxPeriod = Int((period * configuration.beats.tempoRange).rounded(.up))
         var frames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: period)
@@ -30,6 +32,21 @@ extension RhythmAnalyzer {
         frames = trimToActivity(frames, curve: curve, radius: radius)
         frames = removeSilentBeats(frames, energy: energy, radius: radius, threshold: silence)
         return TrackedBeats(frames: frames, radius: radius)
+    }
+
+    /// The weight κ of the beat tracker's per-beat tempo prior for a texture `impulsiveShare`:
+    /// ``Configuration/BeatSettings/periodPriorWeight`` in a legato texture, up to
+    /// ``Configuration/BeatSettings/impulsivePeriodPriorWeight`` in an impulsive one, linear between.
+    ///
+    /// Bowed, sung and solo-piano music carries expressive tempo, a rubato of ±10-20 % from beat to
+    /// beat that the tracker must follow (Grosche, Müller & Sapp 2010, "What makes beat tracking
+    /// difficult? A case study on Chopin mazurkas", ISMIR, sec. 4); drummed and programmed music
+    /// holds its tempo, so there a run of beats at another period is more likely a wrong metrical
+    /// level (a 5:4 or 4:3 level the onsets also fit) than a tempo change.
+    func periodPriorWeight(impulsiveShare: Float) -> Double {
+        Self.byTexture(
+            legato: configuration.beats.periodPriorWeight, impulsive: configuration.beats.impulsivePeriodPriorWeight,
+            impulsiveShare: impulsiveShare)
     }
 
     /// Median over `beats` of the largest relative flux within `radius` frames of each beat (1

@@ -140,8 +140,12 @@ extension RhythmAnalyzer {
             public var activationWindowSeconds: Double = 4
             /// Beat periods tracked, as a factor around the global period (default 1.8).
             public var tempoRange: Double = 1.8
-            /// Weight κ of the per-beat tempo prior `−κ · log2(τ / τ₀)²` around the global period (default 5).
+            /// Weight κ of the per-beat tempo prior `−κ · log2(τ / τ₀)²` around the global period in a
+            /// legato texture (default 5).
             public var periodPriorWeight: Double = 5
+            /// Weight κ of that prior in a fully impulsive texture (default 15; scaled in from
+            /// ``periodPriorWeight`` by the texture, ``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``).
+            public var impulsivePeriodPriorWeight: Double = 15
             /// Whether the beat tracker decodes in a time base where the global beat period is a whole
             /// number of frames (default true; ``BeatTracker/track(_:minPeriod:maxPeriod:centrePeriod:)``).
             public var decodesAtWholeFramePeriod: Bool = true

@@ -204,6 +204,8 @@ extension AnalysisConfiguration {
         ("rhythm.downbeats.alternativeHarmonicContextBeats", 0...64, { Double($0.rhythm.downbeats.alternativeHarmonicContextBeats) }),
         ("rhythm.beats.activationFloor", 0.001...0.5, { $0.rhythm.beats.activationFloor }),
         ("rhythm.beats.impulsiveActivationFloor", 0.001...0.5, { $0.rhythm.beats.impulsiveActivationFloor }),
+        ("rhythm.beats.periodPriorWeight", 0...1000, { $0.rhythm.beats.periodPriorWeight }),
+        ("rhythm.beats.impulsivePeriodPriorWeight", 0...1000, { $0.rhythm.beats.impulsivePeriodPriorWeight }),
         ("rhythm.placement.beatSmoothingDegree", 1...2, { Double($0.rhythm.placement.beatSmoothingDegree) }),
         ("rhythm.downbeats.backbeatCorrelation", -1...1, { $0.rhythm.downbeats.backbeatCorrelation }),
         ("rhythm.level.salienceTie", 0.5...1, { $0.rhythm.level.salienceTie }),
