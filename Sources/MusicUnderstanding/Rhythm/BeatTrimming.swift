@@ -38,12 +38,14 @@ extension RhythmAnalyzer {
     /// ``Configuration/BeatSettings/periodPriorWeight`` in a legato texture, up to
     /// ``Configuration/BeatSettings/impulsivePeriodPriorWeight`` in an impulsive one, linear between.
     ///
-    /// Bowed, sung and solo-piano music carries expressive tempo that changes from beat to beat, which
-    /// the tracker must follow (the local tempo changes of performed Chopin mazurkas are what make
-    /// their beats hard to track: Grosche, Müller & Sapp 2010, "What makes beat tracking difficult?
-    /// A case study on Chopin mazurkas", ISMIR); drummed and programmed music holds its tempo, so
-    /// there a run of beats at another period is more likely a wrong metrical level (a 5:4 or 4:3
-    /// level the onsets also fit) than a tempo change.
+    /// Performed music carries expressive tempo that changes from beat to beat, which the tracker
+    /// must follow (the local tempo changes of performed Chopin mazurkas are what make their beats
+    /// hard to track: Grosche, Müller & Sapp 2010, "What makes beat tracking difficult? A case study
+    /// on Chopin mazurkas", ISMIR), most freely where the notes start softly (bowed, blown, sung);
+    /// drummed and programmed music holds its tempo, so there a run of beats at another period is
+    /// more likely a wrong metrical level (a 5:4 or 4:3 level the onsets also fit) than a tempo
+    /// change. Struck and plucked notes measure impulsive too; the stronger prior still follows a
+    /// smooth sway of ±20 % (docs/analyses/rhythm.md, "Tempo held by the texture").
     func periodPriorWeight(impulsiveShare: Float) -> Double {
         Self.byTexture(
             legato: configuration.beats.periodPriorWeight, impulsive: configuration.beats.impulsivePeriodPriorWeight,
