@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from beatscore import f_measure  # noqa: E402
-from peerrun import essentia_rhythm, madmom_downbeats  # noqa: E402
+from peerrun import essentia_rhythm, madmom_downbeats, median_tempo, same_tempo  # noqa: E402
 
 HARNESS_TRACKS = {"knolls", "northern_mountains", "nunc_dimittis", "revelation",
                   "track15", "track24", "track26", "track6"}
@@ -81,18 +81,16 @@ def main():
         if a.madmom:
             m = json.load(open(madmom / (c.name + ".json")))
             mb = m["beats"]
-            mbpm = 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None
+            mbpm = median_tempo(mb)
             rows.append((c.name, bpm, e["bpm"], mbpm, f_measure(mb, rh.get("beats", [])), f_measure(mb, e["beats"]),
                          f_measure(m["downbeats"], rh.get("bars", []))))
     n = len(clips)
     print(f"{n} clips: tempo agreement Acc1 {acc1 / n:.3f}, Acc2 {acc2 / n:.3f}; beat agreement F {np.mean(fs):.3f}")
     if a.madmom:
-        def same(x, y):
-            return bool(x and y and abs(x / y - 1) <= 0.04)
-        print(f"against madmom: tempo Acc1 cadenza {np.mean([same(r[1], r[3]) for r in rows]):.3f}, "
-              f"Essentia {np.mean([same(r[2], r[3]) for r in rows]):.3f}; beat F cadenza {np.mean([r[4] for r in rows]):.3f}, "
+        print(f"against madmom: tempo Acc1 cadenza {np.mean([same_tempo(r[1], r[3]) for r in rows]):.3f}, "
+              f"Essentia {np.mean([same_tempo(r[2], r[3]) for r in rows]):.3f}; beat F cadenza {np.mean([r[4] for r in rows]):.3f}, "
               f"Essentia {np.mean([r[5] for r in rows]):.3f}; downbeat F cadenza {np.mean([r[6] for r in rows]):.3f}")
-        both = [r for r in rows if same(r[2], r[3]) and not same(r[1], r[3])]
+        both = [r for r in rows if same_tempo(r[2], r[3]) and not same_tempo(r[1], r[3])]
         print(f"Essentia and madmom agree against cadenza on {len(both)} of {n}:")
         for r in both:
             ours = f"{r[1]:.1f}" if r[1] else "no beats"

@@ -24,11 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peerrun import essentia_rhythm, madmom_downbeats  # noqa: E402
-
-
-def same(a, b):
-    return bool(a and b and abs(a / b - 1) <= 0.04)
+from peerrun import essentia_rhythm, madmom_downbeats, median_tempo, same_tempo  # noqa: E402
 
 
 def peers(files, cache):
@@ -42,7 +38,7 @@ def peers(files, cache):
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(f), "-ac", "1", "-ar", "44100", wav.name], check=True)
             bpm, _ = essentia_rhythm(wav.name)
             mb, _ = madmom_downbeats(wav.name)
-        json.dump({"essentia": bpm, "madmom": 60 / float(np.median(np.diff(mb))) if len(mb) > 2 else None},
+        json.dump({"essentia": bpm, "madmom": median_tempo(mb)},
                   open(cache / (f.name + ".json"), "w"))
     return {f.name: json.load(open(cache / (f.name + ".json"))) for f in files}
 
@@ -75,10 +71,10 @@ def main():
     p = peers(files, Path(a.workdir) / "peers")
     o = ours(os.path.abspath(a.cadenza), files, os.path.abspath(a.configuration) if a.configuration else None)
     n = len(files)
-    agreed = [f.name for f in files if same(p[f.name]["essentia"], p[f.name]["madmom"])]
-    shared = [k for k in agreed if same(o[k], p[k]["madmom"])]
-    print(f"{n} files: tempo agreement with madmom {np.mean([same(o[f.name], p[f.name]['madmom']) for f in files]):.3f}, "
-          f"with Essentia {np.mean([same(o[f.name], p[f.name]['essentia']) for f in files]):.3f}; "
+    agreed = [f.name for f in files if same_tempo(p[f.name]["essentia"], p[f.name]["madmom"])]
+    shared = [k for k in agreed if same_tempo(o[k], p[k]["madmom"])]
+    print(f"{n} files: tempo agreement with madmom {np.mean([same_tempo(o[f.name], p[f.name]['madmom']) for f in files]):.3f}, "
+          f"with Essentia {np.mean([same_tempo(o[f.name], p[f.name]['essentia']) for f in files]):.3f}; "
           f"Essentia with madmom {len(agreed) / n:.3f}")
     print(f"the peers agree on {len(agreed)}; cadenza shares {len(shared)} of those; against cadenza:")
     for k in agreed:
