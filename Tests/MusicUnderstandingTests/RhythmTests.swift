@@ -1351,7 +1351,7 @@ import Testing
         func worstError(wholeFrame: Bool) -> Double {
             var configuration = RhythmAnalyzer.Configuration()
             configuration.beats.decodesAtWholeFramePeriod = wholeFrame
-            let beats = BeatTracker(configuration: configuration)
+            let beats = BeatTracker(settings: configuration.beats)
                 .track(activation, minPeriod: 20, maxPeriod: 63, centrePeriod: period)
             // The beats in the pulse's span (the decoder also fills the lead-in and the tail).
             let inside = beats.filter { Double($0) > 20 - period / 2 && Double($0) < (truth.last ?? 0) + period / 2 }
@@ -1366,7 +1366,7 @@ import Testing
     /// pulse for the first 6000 frames, then the pulse alone (an electronic track whose lead
     /// riff outweighs its kick for minutes): with the legato texture's weak tempo prior the
     /// tracker follows the 5:4 level there; with the impulsive texture's prior
-    /// (``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``) it stays on the pulse throughout.
+    /// (``BeatTracker/periodPriorWeight``) it stays on the pulse throughout.
     @Test func impulsiveTextureHoldsTheTempoAgainstAFiveFourLevel() {
         let frames = 12000, split = 6000
         var activation = [Float](repeating: 0.0625, count: frames)
@@ -1374,8 +1374,7 @@ import Testing
         for t in stride(from: 20, to: split, by: 32) { activation[t] = 0.45 }
         let analyzer = RhythmAnalyzer(configuration: RhythmAnalyzer.Configuration())
         func medianPeriod(impulsiveShare: Float) -> Int {
-            let tracker = BeatTracker(
-                configuration: analyzer.configuration, periodPriorWeight: analyzer.periodPriorWeight(impulsiveShare: impulsiveShare))
+            let tracker = BeatTracker(settings: analyzer.configuration.beats, impulsiveShare: impulsiveShare)
             let beats = tracker.decode(activation, minPeriod: 22, maxPeriod: 72, centrePeriod: 40).filter { $0 > 200 && $0 < split - 200 }
             let gaps = zip(beats.dropFirst(), beats).map { $0 - $1 }.sorted()
             return gaps.isEmpty ? 0 : gaps[gaps.count / 2]
@@ -1383,8 +1382,8 @@ import Testing
         #expect(medianPeriod(impulsiveShare: 0) == 32)
         #expect(medianPeriod(impulsiveShare: 1) == 40)
         let beats = analyzer.configuration.beats
-        #expect(analyzer.periodPriorWeight(impulsiveShare: 0) == beats.periodPriorWeight)
-        #expect(analyzer.periodPriorWeight(impulsiveShare: 1) == beats.impulsivePeriodPriorWeight)
+        #expect(BeatTracker(settings: beats, impulsiveShare: 0).periodPriorWeight == beats.periodPriorWeight)
+        #expect(BeatTracker(settings: beats, impulsiveShare: 1).periodPriorWeight == beats.impulsivePeriodPriorWeight)
     }
 
     /// Ring slots wrap correctly for any offset: a beat-state window wider than the period (an
@@ -1396,7 +1395,7 @@ import Testing
         configuration.beats.observationLambda = 0.5
         var activation = [Float](repeating: 0.1, count: 600)
         for t in stride(from: 10, to: 600, by: 40) { activation[t] = 0.9 }
-        let beats = BeatTracker(configuration: configuration).decode(activation, minPeriod: 30, maxPeriod: 60, centrePeriod: 40)
+        let beats = BeatTracker(settings: configuration.beats).decode(activation, minPeriod: 30, maxPeriod: 60, centrePeriod: 40)
         #expect(beats.allSatisfy { activation.indices.contains($0) })
     }
 

@@ -22,16 +22,33 @@ import Foundation
 /// the sources of each period runs over contiguous columns of the transition matrix in four
 /// independent lanes (``firstMaximum(of:plus:count:)``), which the compiler vectorises.
 struct BeatTracker: Sendable {
-    /// Settings.
-    var configuration: RhythmAnalyzer.Configuration
-    /// Weight κ of the per-beat tempo prior (the texture's, ``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``).
-    var periodPriorWeight: Double
+    /// The beat-tracking step's settings.
+    var settings: RhythmAnalyzer.Configuration.BeatSettings
+    /// The texture's share of impulsive onsets (0 legato … 1 impulsive, ``RhythmAnalyzer/impulsiveShare(onset:curve:)``),
+    /// which sets the weight of the tempo prior (``periodPriorWeight``).
+    var impulsiveShare: Float
 
-    /// A tracker with `configuration`, and the prior weight `periodPriorWeight`
-    /// (``RhythmAnalyzer/Configuration/BeatSettings/periodPriorWeight`` when `nil`).
-    init(configuration: RhythmAnalyzer.Configuration, periodPriorWeight: Double? = nil) {
-        self.configuration = configuration
-        self.periodPriorWeight = periodPriorWeight ?? configuration.beats.periodPriorWeight
+    /// A tracker with `settings` for a texture with `impulsiveShare` (legato when not given).
+    init(settings: RhythmAnalyzer.Configuration.BeatSettings, impulsiveShare: Float = 0) {
+        self.settings = settings
+        self.impulsiveShare = impulsiveShare
+    }
+
+    /// The weight κ of the per-beat tempo prior: ``RhythmAnalyzer/Configuration/BeatSettings/periodPriorWeight``
+    /// in a legato texture, up to ``RhythmAnalyzer/Configuration/BeatSettings/impulsivePeriodPriorWeight``
+    /// in an impulsive one, linear between.
+    ///
+    /// Performed music carries expressive tempo that changes from beat to beat, which the tracker
+    /// must follow (the local tempo changes of performed Chopin mazurkas are what make their beats
+    /// hard to track: Grosche, Müller & Sapp 2010, "What makes beat tracking difficult? A case study
+    /// on Chopin mazurkas", ISMIR), most freely where the notes start softly (bowed, blown, sung);
+    /// drummed and programmed music holds its tempo, so there a run of beats at another period is
+    /// more likely a wrong metrical level (a 5:4 or 4:3 level the onsets also fit) than a tempo
+    /// change. Struck and plucked notes measure impulsive too; the stronger prior still follows a
+    /// smooth sway of ±20 % (docs/analyses/rhythm.md, "Tempo held by the texture").
+    var periodPriorWeight: Double {
+        RhythmAnalyzer.byTexture(
+            legato: settings.periodPriorWeight, impulsive: settings.impulsivePeriodPriorWeight, impulsiveShare: impulsiveShare)
     }
 
     /// Decodes beat frames from `activation` (values in `(0, 1)`), with beat periods between
@@ -42,7 +59,7 @@ struct BeatTracker: Sendable {
     /// frames, the decoding runs there, and the beats are mapped back to the nearest frame.
     func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let whole = centrePeriod.rounded()
-        guard configuration.beats.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
+        guard settings.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
             abs(whole - centrePeriod) > 1e-6, activation.count > 1
         else {
             return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod)
@@ -83,8 +100,9 @@ struct BeatTracker: Sendable {
         for j in 0..<m { offsets[j] = total; total += periods[j] }
         var score = [Double](repeating: 0, count: total)
         // Log transition between periods at a beat boundary.
-        let lambda = configuration.beats.transitionLambda
-        let maxChange = configuration.beats.maximumPeriodChange
+        let lambda = settings.transitionLambda
+        let maxChange = settings.maximumPeriodChange
+        let priorWeight = periodPriorWeight
         var logTrans = [Double](repeating: -.infinity, count: m * m)  // [from * m + to]
         for i in 0..<m {
             var sum = 0.0
@@ -98,7 +116,7 @@ struct BeatTracker: Sendable {
                 // Tempo prior: a log-Gaussian around the global period, so that the tracker
                 // follows gradual changes but does not settle on a metrically related level.
                 let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
-                logTrans[i * m + j] = log(row[j] / sum) - periodPriorWeight * octaves * octaves
+                logTrans[i * m + j] = log(row[j] / sum) - priorWeight * octaves * octaves
             }
         }
         // The allowed sources of each target period (the finite entries of its column,
@@ -114,8 +132,8 @@ struct BeatTracker: Sendable {
             columnStart[j + 1] = columns.count
         }
         // Beat-state half widths.
-        let beatWidth = periods.map { max(1, Int((Double($0) / configuration.beats.observationLambda).rounded())) }
-        let obsL = configuration.beats.observationLambda
+        let beatWidth = periods.map { max(1, Int((Double($0) / settings.observationLambda).rounded())) }
+        let obsL = settings.observationLambda
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)
         var ends = [Double](repeating: 0, count: m)

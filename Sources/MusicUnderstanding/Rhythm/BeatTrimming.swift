@@ -22,7 +22,7 @@ extension RhythmAnalyzer {
     func trackBeats(
         around period: Double, activation: [Float], curve: [Float], energy: [Float], silence: Float?, impulsiveShare: Float
     ) -> TrackedBeats {
-        let tracker = BeatTracker(configuration: configuration, periodPriorWeight: periodPriorWeight(impulsiveShare: impulsiveShare))
+        let tracker = BeatTracker(settings: configuration.beats, impulsiveShare: impulsiveShare)
         let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
         let maxPeriod = Int((period * configuration.beats.tempoRange).rounded(.up))
         var frames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: period)
@@ -32,24 +32,6 @@ extension RhythmAnalyzer {
         frames = trimToActivity(frames, curve: curve, radius: radius)
         frames = removeSilentBeats(frames, energy: energy, radius: radius, threshold: silence)
         return TrackedBeats(frames: frames, radius: radius)
-    }
-
-    /// The weight κ of the beat tracker's per-beat tempo prior for a texture `impulsiveShare`:
-    /// ``Configuration/BeatSettings/periodPriorWeight`` in a legato texture, up to
-    /// ``Configuration/BeatSettings/impulsivePeriodPriorWeight`` in an impulsive one, linear between.
-    ///
-    /// Performed music carries expressive tempo that changes from beat to beat, which the tracker
-    /// must follow (the local tempo changes of performed Chopin mazurkas are what make their beats
-    /// hard to track: Grosche, Müller & Sapp 2010, "What makes beat tracking difficult? A case study
-    /// on Chopin mazurkas", ISMIR), most freely where the notes start softly (bowed, blown, sung);
-    /// drummed and programmed music holds its tempo, so there a run of beats at another period is
-    /// more likely a wrong metrical level (a 5:4 or 4:3 level the onsets also fit) than a tempo
-    /// change. Struck and plucked notes measure impulsive too; the stronger prior still follows a
-    /// smooth sway of ±20 % (docs/analyses/rhythm.md, "Tempo held by the texture").
-    func periodPriorWeight(impulsiveShare: Float) -> Double {
-        Self.byTexture(
-            legato: configuration.beats.periodPriorWeight, impulsive: configuration.beats.impulsivePeriodPriorWeight,
-            impulsiveShare: impulsiveShare)
     }
 
     /// Median over `beats` of the largest relative flux within `radius` frames of each beat (1

@@ -144,7 +144,7 @@ extension RhythmAnalyzer {
             /// legato texture (default 5).
             public var periodPriorWeight: Double = 5
             /// Weight κ of that prior in a fully impulsive texture (default 15; scaled in from
-            /// ``periodPriorWeight`` by the texture, ``RhythmAnalyzer/periodPriorWeight(impulsiveShare:)``).
+            /// ``periodPriorWeight`` by the texture, ``BeatTracker/periodPriorWeight``).
             public var impulsivePeriodPriorWeight: Double = 15
             /// Whether the beat tracker decodes in a time base where the global beat period is a whole
             /// number of frames (default true; ``BeatTracker/track(_:minPeriod:maxPeriod:centrePeriod:)``).
