@@ -135,6 +135,92 @@ import Testing
             "labels \(labels)")
     }
 
+    /// The ABAB piece with 1.5 s of digital silence before it and 2.5 s after: the silence at
+    /// each end is a section (and a segment and a phrase) of its own, with the function
+    /// `silence` and one label that no part of the music has; the parts are found as without
+    /// the silence; with `structure.silenceDepth` 0 the ends belong to the first and last part.
+    @Test func silentEndsAreSectionsOfTheirOwn() async throws {
+        let rate = 22_050.0, lead = 1.5, tail = 2.5
+        let music = StructureFixture.audio(form: "ABAB")
+        let samples = [Float](repeating: 0, count: Int(lead * rate)) + music + [Float](repeating: 0, count: Int(tail * rate))
+        let duration = Double(samples.count) / rate, musicEnd = duration - tail
+        for depth in [50.0, 0] {
+            var configuration = AnalysisConfiguration()
+            configuration.structure.silenceDepth = depth
+            let session = MusicUnderstandingSession(audioProvider: StructureFixture.provider(samples), configuration: configuration)
+            let result = try await session.analyze(for: [.rhythm, .structure])
+            let structure = try #require(result.structure)
+            let bars = try #require(result.rhythm).bars
+            let starts = structure.sections.map(\.start)
+            for truth in [16.0, 32.0, 48.0] {
+                #expect(starts.contains { abs($0 - lead - truth) <= 0.5 }, "no section boundary near \(lead + truth) s: \(starts)")
+            }
+            let functions = structure.sectionFunctions ?? [], labels = structure.sectionLabels ?? []
+            guard depth > 0 else {
+                #expect(!functions.contains("silence"), "\(functions)")
+                StructureFixture.checkProperties(structure, end: duration, grid: bars)
+                continue
+            }
+            // The music starts within a frame or two of 1.5 s and stops within the decay of its last chord.
+            let first = try #require(structure.sections.first), last = try #require(structure.sections.last)
+            #expect(abs(first.end - lead) < 0.05, "\(structure.sections)")
+            #expect(last.start > musicEnd - 0.05 && last.start < musicEnd + 0.5, "\(structure.sections)")
+            #expect(functions.first == "silence" && functions.last == "silence", "\(functions)")
+            #expect(functions.dropFirst().dropLast().allSatisfy { $0 != "silence" }, "\(functions)")
+            #expect(labels.first == labels.last && !labels.dropFirst().dropLast().contains(labels.first ?? ""), "\(labels)")
+            for level in [structure.segments, structure.phrases] {
+                #expect(level.first.map { abs($0.end - first.end) < 1e-9 } == true)
+                #expect(level.last.map { abs($0.start - last.start) < 1e-9 } == true)
+            }
+            StructureFixture.checkProperties(structure, end: duration, grid: bars + [first.end, last.start])
+        }
+    }
+
+    /// The music's span from the frame energy (`log10(1 + γ · Σ magnitudes)`): silent frames at
+    /// the ends, and the level's threshold 50 dB under the 95th percentile; ends shorter than
+    /// 0.25 s, an input without a sound, and an input that is all music keep the whole span.
+    @Test func musicSpanFromTheFrameEnergy() {
+        let rate = 100.0, gamma: Float = 100
+        func energy(decibels: Float) -> Float { log10(1 + gamma * pow(10, decibels / 20)) }
+        let loud = energy(decibels: 40), quiet = energy(decibels: -15), faint = energy(decibels: -5)
+        // 0.5 s of silence, 0.2 s at -15 dB (55 dB down: silent), 10 s of music, 0.3 s at -5 dB
+        // (45 dB down: still sounding), then 1 s of silence.
+        let frames =
+            [Float](repeating: 0, count: 50) + [Float](repeating: quiet, count: 20)
+            + [Float](repeating: loud, count: 1000) + [Float](repeating: faint, count: 30) + [Float](repeating: 0, count: 100)
+        let duration = Double(frames.count) / rate
+        let span = SilentEnds().musicSpan(energy: frames, frameRate: rate, gamma: gamma, duration: duration)
+        #expect(abs(span.start - 0.7) < 1e-9 && abs(span.end - 11.0) < 1e-9, "\(span)")
+        let short = [Float](repeating: 0, count: 20) + [Float](repeating: loud, count: 500) + [Float](repeating: 0, count: 20)
+        let kept = SilentEnds().musicSpan(energy: short, frameRate: rate, gamma: gamma, duration: 5.4)
+        #expect(kept.start == 0 && kept.end == 5.4, "\(kept)")
+        let none = SilentEnds().musicSpan(energy: [Float](repeating: 0, count: 300), frameRate: rate, gamma: gamma, duration: 3)
+        #expect(none.start == 0 && none.end == 3)
+        let empty = SilentEnds().musicSpan(energy: [], frameRate: rate, gamma: gamma, duration: 3)
+        #expect(empty.start == 0 && empty.end == 3)
+    }
+
+    /// Splitting a result at the music's span: boundaries inside the silence or within 2 s of its
+    /// edge move onto the edge on every level, labels and functions follow the part each new
+    /// section continues, and the silent ends share a new label.
+    @Test func silentEndsSplitEveryLevel() {
+        func ranges(_ b: [Double]) -> [TimeRange] { zip(b, b.dropFirst()).map { TimeRange(start: $0, end: $1) } }
+        let music = StructureResult(
+            sections: ranges([0, 10, 20, 30]), segments: ranges([0, 1, 5, 10, 15, 20, 25, 29.5, 30]),
+            phrases: ranges([0, 1, 3, 5, 10, 15, 20, 25, 27, 29.5, 30]),
+            sectionLabels: ["A", "B", "A"], sectionFunctions: ["intro", "verse", "outro"])
+        let split = SilentEnds().applied(to: music, span: (start: 0.5, end: 28.9))
+        #expect(split.sections.map(\.start) == [0, 0.5, 10, 20, 28.9])
+        #expect(split.segments.map(\.start) == [0, 0.5, 5, 10, 15, 20, 25, 28.9])
+        #expect(split.phrases.map(\.start) == [0, 0.5, 3, 5, 10, 15, 20, 25, 28.9])
+        #expect(split.sections.last?.end == 30 && split.phrases.last?.end == 30)
+        #expect(split.sectionLabels == ["C", "A", "B", "A", "C"])
+        #expect(split.sectionFunctions == ["silence", "intro", "verse", "outro", "silence"])
+        // A span that is the whole extent changes nothing.
+        let same = SilentEnds().applied(to: music, span: (start: 0, end: 30))
+        #expect(same.sections.map(\.start) == music.sections.map(\.start) && same.sectionLabels == music.sectionLabels)
+    }
+
     @Test func silenceAndSustainedChordAreOneSection() async throws {
         let rate = 22_050.0
         let silence = [Float](repeating: 0, count: Int(20 * rate))

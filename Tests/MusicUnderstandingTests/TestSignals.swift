@@ -907,7 +907,7 @@ enum StructureFixture {
         }
         #expect(r.sectionLabels?.count == r.sections.count, sourceLocation: sourceLocation)
         #expect(r.sectionFunctions?.count == r.sections.count, sourceLocation: sourceLocation)
-        let allowed: Set<String> = ["intro", "verse", "chorus", "bridge", "outro", "other"]
+        let allowed: Set<String> = ["intro", "verse", "chorus", "bridge", "outro", "other", "silence"]
         #expect((r.sectionFunctions ?? []).allSatisfy(allowed.contains), sourceLocation: sourceLocation)
     }
 

@@ -197,6 +197,8 @@ extension AnalysisConfiguration {
         ("structure.strongNovelty", 0...10, { $0.structure.strongNovelty }),
         ("structure.homogeneityClarity", 0...1000, { $0.structure.homogeneityClarity }),
         ("structure.maximumUnitSeconds", 0.05...10, { $0.structure.maximumUnitSeconds }),
+        ("structure.silenceDepth", 0...200, { $0.structure.silenceDepth }),
+        ("structure.minimumSilenceSeconds", 0...60, { $0.structure.minimumSilenceSeconds }),
         ("rhythm.tempoCurve.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurve.tempoCurveWindowBeats) }),
         ("rhythm.level.octaveVotePeriod", 0.1...2, { $0.rhythm.level.octaveVotePeriod }),
         ("rhythm.tempoCurve.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurve.tempoCurveDrift }),

@@ -100,6 +100,12 @@ public struct StructureAnalyzer: Sendable {
         /// whatever metrical level the beats are reported at (default 0.6 s, 100 BPM;
         /// docs/analyses/structure.md).
         public var maximumUnitSeconds: Double = 0.6
+        /// Decibels below the loud frames' level (their 95th percentile) under which the start and
+        /// the end of a recording are silence, a section of their own before the music starts and
+        /// after it stops (default 50; 0 turns the silent sections off; docs/analyses/structure.md).
+        public var silenceDepth: Double = 50
+        /// Shortest silence at the start or the end that becomes a section, seconds (default 0.25).
+        public var minimumSilenceSeconds: Double = 0.25
 
         /// How section boundaries are found.
         public enum SectionMethod: String, Sendable, Hashable, Codable {
@@ -148,8 +154,28 @@ public struct StructureAnalyzer: Sendable {
     /// Analyses the shared features of one input on the bar grid of `rhythm`.
     ///
     /// Without a bar grid (fewer than 2 bar lines inside the input) the whole input is one
-    /// section, one segment and one phrase; an input of zero duration gives no ranges.
-    public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
+    /// section, one segment and one phrase; an input of zero duration gives no ranges. Silence
+    /// before the music starts and after it stops is a section of its own (``SilentEnds``;
+    /// ``Configuration/silenceDepth``).
+    ///
+    /// `energyCompression` is the onset features' `gamma` (``OnsetConfiguration/gamma``), with
+    /// which the silent ends are read from their frame energy.
+    public func analyze(
+        _ features: SharedFeatures, rhythm: RhythmResult?, energyCompression: Float = OnsetConfiguration().gamma
+    ) -> StructureResult {
+        let music = musicStructure(features, rhythm: rhythm)
+        guard configuration.silenceDepth > 0, let onset = features.onset else { return music }
+        var step = SilentEnds()
+        step.settings.depth = configuration.silenceDepth
+        step.settings.minimumSeconds = configuration.minimumSilenceSeconds
+        let span = step.musicSpan(
+            energy: onset.energy, frameRate: onset.frameRate, gamma: energyCompression, duration: features.duration)
+        return step.applied(to: music, span: span)
+    }
+
+    /// The sections, segments and phrases of ``analyze(_:rhythm:energyCompression:)`` before the silent ends are
+    /// added.
+    func musicStructure(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let duration = features.duration
         var edges = Self.barEdges(bars: rhythm?.gridBars ?? [], duration: duration)
         var beats = rhythm?.gridBeats ?? []

@@ -12,7 +12,8 @@ public struct StructureResult: Sendable, Codable {
     /// material). Extra field; `nil` when absent.
     public var sectionLabels: [String]?
     /// A guess of each section's role: `intro`, `verse`, `chorus`, `bridge`, `outro` or
-    /// `other`. Extra field; `nil` when absent.
+    /// `other`; `silence` for the silence before the music starts and after it stops. Extra
+    /// field; `nil` when absent.
     public var sectionFunctions: [String]?
 
     /// Creates a structure result.

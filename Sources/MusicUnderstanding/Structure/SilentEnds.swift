@@ -1,0 +1,109 @@
+import Foundation
+
+/// The silence before the music starts and after it stops, as sections of their own.
+///
+/// Structure annotations mark where a recording's music starts and stops: the Isophonics
+/// annotations of the Beatles (Mauch, Cannam, Davies, Dixon, Harte, Kolozali, Tidhar & Sandler,
+/// "OMRAS2 metadata project 2009", ISMIR late-breaking demo) and SALAMI (Smith, Burgoyne,
+/// Fujinaga, De Roure & Downie, "Design and creation of a large-scale database of structural
+/// annotations", ISMIR 2011, sec. 3) both open and close a recording with a "silence" segment,
+/// and a video editor or a DJ wants the first and last sound as a marker too. The music's span is
+/// read from the frame energy: the first and last frame within ``Settings/depth`` decibels of the
+/// loud frames' level (the 95th percentile); a silent stretch at either end at least
+/// ``Settings/minimumSeconds`` long becomes a section (and a segment and a phrase) of its own.
+struct SilentEnds: Sendable {
+    /// The few settings of the step.
+    struct Settings: Sendable, Hashable {
+        /// Decibels below the 95th percentile of the frame level under which a frame is silent.
+        var depth: Double = 50
+        /// Shortest silent stretch at the start or the end that becomes a section, seconds.
+        var minimumSeconds: Double = 0.25
+        /// A boundary within this many seconds of where the music starts or stops moves there.
+        var mergeSeconds: Double = 2
+    }
+
+    var settings = Settings()
+
+    /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the onset
+    /// features' frame energy (`log10(1 + gamma · Σ band magnitudes)`, frame `i` centred at
+    /// `i / frameRate`); `(0, duration)` when the ends are not silent long enough, or when nothing
+    /// sounds at all.
+    func musicSpan(energy: [Float], frameRate: Double, gamma: Float, duration: Double) -> (start: Double, end: Double) {
+        let whole = (start: 0.0, end: max(0, duration))
+        guard !energy.isEmpty, frameRate > 0, gamma > 0, duration > 0 else { return whole }
+        // The level in decibels of the band magnitudes' sum, undoing the compression.
+        let levels = energy.map { e -> Float in
+            let sum = (pow(Float(10), max(0, e)) - 1) / gamma
+            return 20 * log10(max(sum, 1e-12))
+        }
+        let sorted = levels.sorted()
+        let loud = sorted[(sorted.count - 1) * 95 / 100]
+        let threshold = loud - Float(settings.depth)
+        guard loud > -230, let first = levels.firstIndex(where: { $0 >= threshold }),
+            let last = levels.lastIndex(where: { $0 >= threshold })
+        else { return whole }
+        var start = Double(first) / frameRate
+        var end = min(duration, Double(last + 1) / frameRate)
+        if start < settings.minimumSeconds { start = 0 }
+        if duration - end < settings.minimumSeconds { end = duration }
+        guard end > start else { return whole }
+        return (start, end)
+    }
+
+    /// `result` with a section (segment and phrase) of silence before `span.start` and after
+    /// `span.end`, when either is inside the result's extent: boundaries inside the silence, or
+    /// within ``Settings/mergeSeconds`` of its edge, move onto the edge, so the levels still nest.
+    /// The silent sections share one label (the same material: none) and the function `silence`.
+    func applied(to result: StructureResult, span: (start: Double, end: Double)) -> StructureResult {
+        guard let first = result.sections.first, let last = result.sections.last else { return result }
+        let origin = first.start, finish = last.end
+        let leading = span.start > origin && span.start < finish
+        let trailing = span.end < finish && span.end > max(origin, leading ? span.start : origin)
+        guard leading || trailing else { return result }
+        let merge = max(0, settings.mergeSeconds)
+        /// The level's boundaries (starts and the final end) with the music's edges added.
+        func boundaries(_ ranges: [TimeRange]) -> [Double] {
+            var out: [Double] = [origin]
+            if leading { out.append(span.start) }
+            for r in ranges.dropFirst() {
+                let t = r.start
+                if leading, t < span.start + merge { continue }
+                if trailing, t > span.end - merge { continue }
+                out.append(t)
+            }
+            if trailing { out.append(span.end) }
+            out.append(finish)
+            var increasing: [Double] = []
+            for t in out where increasing.last.map({ t > $0 }) ?? true { increasing.append(t) }
+            return increasing
+        }
+        func ranges(_ b: [Double]) -> [TimeRange] {
+            zip(b, b.dropFirst()).map { TimeRange(start: $0, end: $1) }
+        }
+        let sectionBounds = boundaries(result.sections)
+        // The old section each new one continues (the one its midpoint falls in), for its label
+        // and function; nil for the silent ones.
+        let sources: [Int?] = zip(sectionBounds, sectionBounds.dropFirst()).enumerated().map { k, pair in
+            if leading, k == 0 { return nil }
+            if trailing, k == sectionBounds.count - 2 { return nil }
+            let mid = (pair.0 + pair.1) / 2
+            return result.sections.lastIndex { $0.start <= mid } ?? 0
+        }
+        let silentLabel = Self.unusedLabel(after: result.sectionLabels ?? [])
+        let labels = result.sectionLabels.map { old in sources.map { $0.map { old.indices.contains($0) ? old[$0] : silentLabel } ?? silentLabel } }
+        let functions = result.sectionFunctions.map { old in
+            sources.map { $0.map { old.indices.contains($0) ? old[$0] : "other" } ?? "silence" }
+        }
+        return StructureResult(
+            sections: ranges(sectionBounds), segments: ranges(boundaries(result.segments)),
+            phrases: ranges(boundaries(result.phrases)), sectionLabels: labels, sectionFunctions: functions)
+    }
+
+    /// The first letter label (``StructureAnalyzer/letter(_:)``) that `labels` do not use.
+    static func unusedLabel(after labels: [String]) -> String {
+        let used = Set(labels)
+        var i = 0
+        while used.contains(StructureAnalyzer.letter(i)) { i += 1 }
+        return StructureAnalyzer.letter(i)
+    }
+}
