@@ -176,28 +176,36 @@ import Testing
         }
     }
 
-    /// The music's span from the frame energy (`log10(1 + γ · Σ magnitudes)`): silent frames at
-    /// the ends, and the level's threshold 50 dB under the 95th percentile; ends shorter than
-    /// 0.25 s, an input without a sound, and an input that is all music keep the whole span.
-    @Test func musicSpanFromTheFrameEnergy() {
-        let rate = 100.0, gamma: Float = 100
-        func energy(decibels: Float) -> Float { log10(1 + gamma * pow(10, decibels / 20)) }
-        let loud = energy(decibels: 40), quiet = energy(decibels: -15), faint = energy(decibels: -5)
-        // 0.5 s of silence, 0.2 s at -15 dB (55 dB down: silent), 10 s of music, 0.3 s at -5 dB
-        // (45 dB down: still sounding), then 1 s of silence.
+    /// The music's span from the frames' power level: silent frames at the ends, and the
+    /// threshold 50 dB under the 95th percentile; ends shorter than 0.25 s, an input without a
+    /// sound, and an input that is all music keep the whole span.
+    @Test func musicSpanFromTheFrameLevels() {
+        let rate = 100.0
+        // 0.5 s of digital silence, 0.2 s at -15 dB (55 dB down: silent), 10 s of music at 40 dB,
+        // 0.3 s at -5 dB (45 dB down: still sounding), then 1 s of silence.
         let frames =
-            [Float](repeating: 0, count: 50) + [Float](repeating: quiet, count: 20)
-            + [Float](repeating: loud, count: 1000) + [Float](repeating: faint, count: 30) + [Float](repeating: 0, count: 100)
+            [Float](repeating: -240, count: 50) + [Float](repeating: -15, count: 20)
+            + [Float](repeating: 40, count: 1000) + [Float](repeating: -5, count: 30) + [Float](repeating: -240, count: 100)
         let duration = Double(frames.count) / rate
-        let span = SilentEnds().musicSpan(energy: frames, frameRate: rate, gamma: gamma, duration: duration)
+        let span = SilentEnds().musicSpan(levels: frames, frameRate: rate, duration: duration)
         #expect(abs(span.start - 0.7) < 1e-9 && abs(span.end - 11.0) < 1e-9, "\(span)")
-        let short = [Float](repeating: 0, count: 20) + [Float](repeating: loud, count: 500) + [Float](repeating: 0, count: 20)
-        let kept = SilentEnds().musicSpan(energy: short, frameRate: rate, gamma: gamma, duration: 5.4)
+        let short = [Float](repeating: -240, count: 20) + [Float](repeating: 40, count: 500) + [Float](repeating: -240, count: 20)
+        let kept = SilentEnds().musicSpan(levels: short, frameRate: rate, duration: 5.4)
         #expect(kept.start == 0 && kept.end == 5.4, "\(kept)")
-        let none = SilentEnds().musicSpan(energy: [Float](repeating: 0, count: 300), frameRate: rate, gamma: gamma, duration: 3)
+        let none = SilentEnds().musicSpan(levels: [Float](repeating: -240, count: 300), frameRate: rate, duration: 3)
         #expect(none.start == 0 && none.end == 3)
-        let empty = SilentEnds().musicSpan(energy: [], frameRate: rate, gamma: gamma, duration: 3)
+        let empty = SilentEnds().musicSpan(levels: [], frameRate: rate, duration: 3)
         #expect(empty.start == 0 && empty.end == 3)
+    }
+
+    /// A frame's level is its spectrum's power in decibels, the same for a high note as for a low
+    /// one of the same power (the semitone-band `energy` is not), and −240 for digital silence.
+    @Test func frameLevelIsThePowerOfTheSpectrum() {
+        var low = [Float](repeating: 0, count: 1025), high = low
+        low[10] = 100
+        high[900] = 100
+        #expect(OnsetStrengthAccumulator.decibels(power: low) == 40 && OnsetStrengthAccumulator.decibels(power: high) == 40)
+        #expect(OnsetStrengthAccumulator.decibels(power: [Float](repeating: 0, count: 1025)) == -240)
     }
 
     /// Splitting a result at the music's span: boundaries inside the silence or within 2 s of its

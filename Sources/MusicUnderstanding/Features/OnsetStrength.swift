@@ -46,16 +46,23 @@ public struct OnsetFeatures: Sendable {
     /// dominate what a listener hears: the kick and snare of a drum kit, not the hats that the
     /// whitening raises to their level. Empty when not computed.
     public var linearStrength: [Float]
+    /// Power of each frame in decibels, `10 log10 Σ |X_k|²` over every bin of the frame's
+    /// spectrum (−240 for digital silence), one value per frame aligned like `energy`. Unlike
+    /// `energy`, whose semitone bands crowd the low bins, it weighs the spectrum as a level meter
+    /// does: a soft high note is as loud here as its power. Empty when not computed.
+    public var level: [Float]
     /// Creates onset features (mostly for tests).
     public init(
         frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
-        energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = [], linearStrength: [Float] = []
+        energy: [Float] = [], highStrength: [Float] = [], highEnergy: [Float] = [], linearStrength: [Float] = [],
+        level: [Float] = []
     ) {
         self.frameRate = frameRate
         self.strength = strength
         self.lowStrength = lowStrength
         self.relativeFlux = relativeFlux
         self.energy = energy
+        self.level = level
         self.highStrength = highStrength
         self.highEnergy = highEnergy
         self.linearStrength = linearStrength
@@ -149,7 +156,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var rawHistory: [[Float]]
     private var maxFiltered: [Float]
     // Outputs.
-    // The curves, in chunks (``ChunkedFloats``): the seven grow in step, and arrays would double together.
+    // The curves, in chunks (``ChunkedFloats``): the eight grow in step, and arrays would double together.
     private var strength = ChunkedFloats()
     private var lowStrength = ChunkedFloats()
     private var relativeFlux = ChunkedFloats()
@@ -157,6 +164,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     private var highStrength = ChunkedFloats()
     private var highEnergy = ChunkedFloats()
     private var linearStrength = ChunkedFloats()
+    private var level = ChunkedFloats()
 
     init(configuration: FeatureConfiguration, onset: OnsetConfiguration = .init()) {
         self.configuration = configuration
@@ -215,7 +223,7 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
     func consume(_ frame: SpectralFrame) {
         guard bandCount > 0 else {
             strength.append(0); lowStrength.append(0); relativeFlux.append(0); energy.append(0); highStrength.append(0)
-            highEnergy.append(0); linearStrength.append(0)
+            highEnergy.append(0); linearStrength.append(0); level.append(Self.decibels(power: frame.magnitude))
             framesSeen += 1
             return
         }
@@ -251,7 +259,15 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         }
         energy.append(log10(1 + gamma * total))
         highEnergy.append(log10(1 + gamma * high))
+        level.append(Self.decibels(power: frame.magnitude))
         appendFlux()
+    }
+
+    /// `10 log10 Σ m²` of the magnitudes `m`, at least −240.
+    static func decibels(power magnitude: [Float]) -> Float {
+        var power: Float = 0
+        for m in magnitude { power += m * m }
+        return power > 1e-24 ? 10 * log10(power) : -240
     }
 
     /// Half-wave rectified SuperFlux of the frame just whitened (`bands`), and the relative
@@ -329,10 +345,12 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
         if energyOut.count > frames { energyOut.removeFirst(energyOut.count - frames) }
         var highEnergyOut = highEnergy.takeArray()
         if highEnergyOut.count > frames { highEnergyOut.removeFirst(highEnergyOut.count - frames) }
+        var levelOut = level.takeArray()
+        if levelOut.count > frames { levelOut.removeFirst(levelOut.count - frames) }
         return OnsetFeatures(
             frameRate: configuration.frameRate, strength: aligned(&strength),
             lowStrength: aligned(&lowStrength), relativeFlux: aligned(&relativeFlux),
             energy: energyOut, highStrength: aligned(&highStrength), highEnergy: highEnergyOut,
-            linearStrength: aligned(&linearStrength))
+            linearStrength: aligned(&linearStrength), level: levelOut)
     }
 }

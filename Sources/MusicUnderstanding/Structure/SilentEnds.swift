@@ -8,8 +8,8 @@ import Foundation
 /// Fujinaga, De Roure & Downie, "Design and creation of a large-scale database of structural
 /// annotations", ISMIR 2011, sec. 3) both open and close a recording with a "silence" segment,
 /// and a video editor or a DJ wants the first and last sound as a marker too. The music's span is
-/// read from the frame energy: the first and last frame within ``Settings/depth`` decibels of the
-/// loud frames' level (the 95th percentile); a silent stretch at either end at least
+/// read from the frames' power level: the first and last frame within ``Settings/depth`` decibels
+/// of the loud frames' level (their 95th percentile); a silent stretch at either end at least
 /// ``Settings/minimumSeconds`` long becomes a section (and a segment and a phrase) of its own.
 struct SilentEnds: Sendable {
     /// The few settings of the step.
@@ -24,18 +24,12 @@ struct SilentEnds: Sendable {
 
     var settings = Settings()
 
-    /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the onset
-    /// features' frame energy (`log10(1 + gamma · Σ band magnitudes)`, frame `i` centred at
-    /// `i / frameRate`); `(0, duration)` when the ends are not silent long enough, or when nothing
-    /// sounds at all.
-    func musicSpan(energy: [Float], frameRate: Double, gamma: Float, duration: Double) -> (start: Double, end: Double) {
+    /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the frame
+    /// `levels` in decibels (``OnsetFeatures/level``, frame `i` centred at `i / frameRate`);
+    /// `(0, duration)` when the ends are not silent long enough, or when nothing sounds at all.
+    func musicSpan(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
         let whole = (start: 0.0, end: max(0, duration))
-        guard !energy.isEmpty, frameRate > 0, gamma > 0, duration > 0 else { return whole }
-        // The level in decibels of the band magnitudes' sum, undoing the compression.
-        let levels = energy.map { e -> Float in
-            let sum = (pow(Float(10), max(0, e)) - 1) / gamma
-            return 20 * log10(max(sum, 1e-12))
-        }
+        guard !levels.isEmpty, frameRate > 0, duration > 0 else { return whole }
         let sorted = levels.sorted()
         let loud = sorted[(sorted.count - 1) * 95 / 100]
         let threshold = loud - Float(settings.depth)

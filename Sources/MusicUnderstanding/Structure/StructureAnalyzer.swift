@@ -157,23 +157,17 @@ public struct StructureAnalyzer: Sendable {
     /// section, one segment and one phrase; an input of zero duration gives no ranges. Silence
     /// before the music starts and after it stops is a section of its own (``SilentEnds``;
     /// ``Configuration/silenceDepth``).
-    ///
-    /// `energyCompression` is the onset features' `gamma` (``OnsetConfiguration/gamma``), with
-    /// which the silent ends are read from their frame energy.
-    public func analyze(
-        _ features: SharedFeatures, rhythm: RhythmResult?, energyCompression: Float = OnsetConfiguration().gamma
-    ) -> StructureResult {
+    public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let music = musicStructure(features, rhythm: rhythm)
         guard configuration.silenceDepth > 0, let onset = features.onset else { return music }
         var step = SilentEnds()
         step.settings.depth = configuration.silenceDepth
         step.settings.minimumSeconds = configuration.minimumSilenceSeconds
-        let span = step.musicSpan(
-            energy: onset.energy, frameRate: onset.frameRate, gamma: energyCompression, duration: features.duration)
+        let span = step.musicSpan(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
         return step.applied(to: music, span: span)
     }
 
-    /// The sections, segments and phrases of ``analyze(_:rhythm:energyCompression:)`` before the silent ends are
+    /// The sections, segments and phrases of ``analyze(_:rhythm:)`` before the silent ends are
     /// added.
     func musicStructure(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let duration = features.duration

@@ -8,7 +8,6 @@ public enum StructureStage: AnalysisStage {
     public static var output: WritableKeyPath<SessionResult, StructureResult?> { \.structure }
 
     public static func analyze(_ context: AnalysisContext) throws(AnalysisError) -> StructureResult {
-        StructureAnalyzer(configuration: context.configuration.structure).analyze(
-            context.features, rhythm: context.results.rhythm, energyCompression: context.configuration.onset.gamma)
+        StructureAnalyzer(configuration: context.configuration.structure).analyze(context.features, rhythm: context.results.rhythm)
     }
 }
