@@ -265,8 +265,24 @@ final class OnsetStrengthAccumulator: SpectralFrameConsumer {
 
     /// `10 log10 Σ m²` of the magnitudes `m`, at least −240.
     static func decibels(power magnitude: [Float]) -> Float {
-        var power: Float = 0
-        for m in magnitude { power += m * m }
+        // Eight independent lanes, which the compiler keeps in vector registers (a single float
+        // accumulator may not be reordered, and costs 2 % of rhythm's time at 1025 bins a frame).
+        let power = magnitude.withUnsafeBufferPointer { m -> Float in
+            let n = m.count, whole = n / 8 * 8
+            var lanes = SIMD8<Float>(repeating: 0)
+            var i = 0
+            while i < whole {
+                let v = SIMD8<Float>(m[i], m[i + 1], m[i + 2], m[i + 3], m[i + 4], m[i + 5], m[i + 6], m[i + 7])
+                lanes += v * v
+                i += 8
+            }
+            var sum = lanes.sum()
+            while i < n {
+                sum += m[i] * m[i]
+                i += 1
+            }
+            return sum
+        }
         return power > 1e-24 ? 10 * log10(power) : -240
     }
 
