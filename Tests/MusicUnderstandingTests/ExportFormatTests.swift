@@ -335,6 +335,30 @@ struct EDLReader {
         #expect(DJCollection.traktorKeyValue(.init(tonic: .c, mode: .major)) == 0 && DJCollection.traktorKeyValue(.init(tonic: .b, mode: .minor)) == 23)
     }
 
+    @Test("DJ cues: the silence before and after the music is a memory cue on no hot-cue slot, so the hot cues go to the music")
+    func silentSectionsTakeNoHotCue() throws {
+        var report = SampleReport.report()
+        report.result?.structure = StructureResult(
+            sections: [
+                TimeRange(start: 0, end: 0.4), TimeRange(start: 0.4, end: 5), TimeRange(start: 5, end: 13), TimeRange(start: 13, end: 18.5),
+                TimeRange(start: 18.5, end: 20),
+            ],
+            segments: [], phrases: [], sectionLabels: ["C", "A", "B", "A", "C"],
+            sectionFunctions: ["silence", "intro", "verse", "chorus", "silence"])
+        let track = try #require(DJCollection.rekordboxTrack(report, id: 1, options: ExportOptions()))
+        let doc = try Self.xml(DJCollection.rekordboxDocument(tracks: [track]))
+        let marks = try Self.nodes(try #require(doc.rootElement()), "COLLECTION/TRACK/POSITION_MARK")
+        #expect(
+            marks.filter { Self.attribute($0, "Num") == "-1" }.compactMap { Self.attribute($0, "Start") } == ["0.000", "0.400", "5.000", "13.000", "18.500"])
+        let hot = marks.filter { Self.attribute($0, "Num") != "-1" }
+        #expect(hot.compactMap { Self.attribute($0, "Num") } == ["0", "1", "2"])
+        #expect(hot.compactMap { Self.attribute($0, "Start") } == ["0.400", "5.000", "13.000"])
+        let entry = try #require(DJCollection.traktorEntry(report, options: ExportOptions()))
+        let nml = try Self.xml(DJCollection.traktorDocument(entries: [entry]))
+        let cues = try Self.nodes(try #require(nml.rootElement()), "COLLECTION/ENTRY/CUE_V2").filter { Self.attribute($0, "TYPE") == "0" }
+        #expect(cues.compactMap { Self.attribute($0, "HOTCUE") } == ["-1", "1", "2", "3", "-1"])
+    }
+
     @Test("Energy level: the documented weights on the sample (6), louder is higher, parts missing are left out")
     func energy() {
         // loudness (−14.25+24)/18 = 0.542, pace 180/min → 0.333, drums 15 of 20 s = 0.75:

@@ -19,9 +19,23 @@ public enum DJCollection {
         notation.text(key)
     }
 
-    /// Cue names of a report: one per section start (`A verse`), in time order.
-    static func sectionCues(_ result: SessionResult) -> [LabelTracks.Label] {
-        LabelTracks.labels(.sections, of: result).filter { ReportTime.isWritable($0.start) }
+    /// Cue names of a report: one per section start (`A verse`), in time order, each with its
+    /// hot-cue slot (0, 1, ...) among the sections of the music; the silence before and after the
+    /// music (function `silence`) is a cue on no slot, so the few hot cues go to the music.
+    static func sectionCues(_ result: SessionResult) -> [(label: LabelTracks.Label, hotCue: Int?)] {
+        let labels = LabelTracks.labels(.sections, of: result)
+        let functions = result.structure?.sectionFunctions ?? []
+        var slot = 0
+        var out: [(label: LabelTracks.Label, hotCue: Int?)] = []
+        for (i, label) in labels.enumerated() where ReportTime.isWritable(label.start) {
+            if i < functions.count, functions[i] == "silence" {
+                out.append((label, nil))
+            } else {
+                out.append((label, slot))
+                slot += 1
+            }
+        }
+        return out
     }
 
     /// `%.3f` of seconds (negative zero written as 0).
@@ -74,7 +88,8 @@ public enum DJCollection {
     /// (`file://localhost/` URL), `TotalTime` (s), `AverageBpm`, `Tonality` (in `notation`),
     /// `Comments` with the energy level (``EnergyLevel``), the grid as `TEMPO` elements
     /// (``gridAnchors(_:)``, `Metro` the meter over 4), and at each section start a memory cue
-    /// (`POSITION_MARK Num="-1"`) and, for the first eight sections, a hot cue (`Num` 0–7).
+    /// (`POSITION_MARK Num="-1"`) and, for the first eight sections of the music (not the silence
+    /// before and after it), a hot cue (`Num` 0–7).
     public static func rekordboxTrack(_ report: Report, id: Int, options: ExportOptions) -> String? {
         guard report.error == nil, let result = report.result else { return nil }
         let headline = ReportHeadline(report)
@@ -97,11 +112,12 @@ public enum DJCollection {
             }
         }
         let cues = sectionCues(result)
-        for cue in cues {
+        for (cue, _) in cues {
             s += "      <POSITION_MARK Name=\"\(XMLText.escaped(cue.text))\" Type=\"0\" Start=\"\(seconds(cue.start))\" Num=\"-1\"/>\n"
         }
-        for (i, cue) in cues.prefix(8).enumerated() {
-            s += "      <POSITION_MARK Name=\"\(XMLText.escaped(cue.text))\" Type=\"0\" Start=\"\(seconds(cue.start))\" Num=\"\(i)\"/>\n"
+        for (cue, hotCue) in cues {
+            guard let hotCue, hotCue < 8 else { continue }
+            s += "      <POSITION_MARK Name=\"\(XMLText.escaped(cue.text))\" Type=\"0\" Start=\"\(seconds(cue.start))\" Num=\"\(hotCue)\"/>\n"
         }
         return s + "    </TRACK>\n"
     }
@@ -153,8 +169,8 @@ public enum DJCollection {
     /// One `ENTRY` of a Traktor collection (nil for an error record): `LOCATION`, `INFO` (`KEY` in
     /// `notation`, `PLAYTIME`, `COMMENT` the energy level), `TEMPO BPM`, `MUSICAL_KEY VALUE`
     /// (``traktorKeyValue(_:)``), a grid marker (`CUE_V2 TYPE="4"` with `GRID BPM`) at the first
-    /// downbeat, and a cue (`TYPE="0"`) at each section start, the first seven also on hot cues
-    /// 2–8. Cue times are milliseconds.
+    /// downbeat, and a cue (`TYPE="0"`) at each section start, the first seven sections of the
+    /// music (not the silence before and after it) also on hot cues 2–8. Cue times are milliseconds.
     public static func traktorEntry(_ report: Report, options: ExportOptions) -> String? {
         guard report.error == nil, let result = report.result else { return nil }
         let headline = ReportHeadline(report)
@@ -182,9 +198,10 @@ public enum DJCollection {
             s +=
                 "<CUE_V2 NAME=\"AutoGrid\" DISPL_ORDER=\"0\" TYPE=\"4\" START=\"\(milliseconds(anchor))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"0\"><GRID BPM=\"\(String(format: "%.6f", bpm))\"></GRID></CUE_V2>"
         }
-        for (i, cue) in sectionCues(result).enumerated() {
+        for (cue, hotCue) in sectionCues(result) {
+            let slot = hotCue.map { $0 < 7 ? $0 + 1 : -1 } ?? -1
             s +=
-                "<CUE_V2 NAME=\"\(XMLText.escaped(cue.text))\" DISPL_ORDER=\"0\" TYPE=\"0\" START=\"\(milliseconds(cue.start))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"\(i < 7 ? i + 1 : -1)\"></CUE_V2>"
+                "<CUE_V2 NAME=\"\(XMLText.escaped(cue.text))\" DISPL_ORDER=\"0\" TYPE=\"0\" START=\"\(milliseconds(cue.start))\" LEN=\"0.000000\" REPEATS=\"-1\" HOTCUE=\"\(slot)\"></CUE_V2>"
         }
         return s + "</ENTRY>\n"
     }
