@@ -29,9 +29,7 @@ struct SilentEnds: Sendable {
     /// `(0, duration)` when the ends are not silent long enough, or when nothing sounds at all.
     func musicSpan(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
         let whole = (start: 0.0, end: max(0, duration))
-        guard !levels.isEmpty, frameRate > 0, duration > 0 else { return whole }
-        let sorted = levels.sorted()
-        let loud = sorted[(sorted.count - 1) * 95 / 100]
+        guard frameRate > 0, duration > 0, let loud = Smoothing.quantile(levels, 0.95) else { return whole }
         let threshold = loud - Float(settings.depth)
         guard loud > -230, let first = levels.firstIndex(where: { $0 >= threshold }),
             let last = levels.lastIndex(where: { $0 >= threshold })
@@ -59,17 +57,16 @@ struct SilentEnds: Sendable {
         func boundaries(_ ranges: [TimeRange]) -> [Double] {
             var out: [Double] = [origin]
             if leading { out.append(span.start) }
+            // Kept boundaries lie strictly between the edges, so the list stays increasing.
             for r in ranges.dropFirst() {
                 let t = r.start
-                if leading, t < span.start + merge { continue }
-                if trailing, t > span.end - merge { continue }
+                if leading, t <= span.start + merge { continue }
+                if trailing, t >= span.end - merge { continue }
                 out.append(t)
             }
             if trailing { out.append(span.end) }
             out.append(finish)
-            var increasing: [Double] = []
-            for t in out where increasing.last.map({ t > $0 }) ?? true { increasing.append(t) }
-            return increasing
+            return out
         }
         func ranges(_ b: [Double]) -> [TimeRange] {
             zip(b, b.dropFirst()).map { TimeRange(start: $0, end: $1) }
