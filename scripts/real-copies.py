@@ -20,6 +20,9 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
            direct sound 4.4 dB above the reverberant energy), then 9 dB down so nothing clips
   slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
+  quiet12  12 dB down, 24-bit FLAC
+  quiet24  24 dB down, 24-bit FLAC (a quietly mastered recording: classical releases and broadcast
+           masters sit 10-20 dB under a pop master's loudness)
 
 usage: scripts/real-copies.py CADENZA_BINARY WORKDIR [--copies lofi,shift,pad] [--for ANALYSES]
        [--reference NAME] [--peers essentia]
@@ -80,6 +83,8 @@ COPIES = {
     "hall": Copy(in_hall, prepare=lambda folder: write_hall_impulse_response(folder)),
     "slow6": Copy(filtered("atempo=0.94"), speed=0.94),
     "fast6": Copy(filtered("atempo=1.06"), speed=1.06),
+    "quiet12": Copy(filtered("volume=-12dB", ["-sample_fmt", "s32"])),
+    "quiet24": Copy(filtered("volume=-24dB", ["-sample_fmt", "s32"])),
 }
 
 

@@ -23,6 +23,14 @@ public struct MelConfiguration: Sendable, Hashable, Codable {
     /// a full-scale sine's peak bin has power 1). Default 1e-8 (-80 dB): the stored value
     /// `log10(1 + E / energyFloor)` is 0 for silence and about `log10(E) + 8` above the floor.
     public var energyFloor: Float = 1e-8
+    /// Most decibels the floor lies under the loudest band energy so far (default 55; 0 keeps
+    /// `energyFloor` fixed). A recording mastered quietly keeps the detail of a loud one: with
+    /// the fixed floor, 24 dB less gain pressed its quiet bands onto the floor and their
+    /// variation, which the vocal variance and the timbre of sections read, went with it. The
+    /// loudest band energy of the real dev set's recordings is −26 to −12 dB, so the floor stays at
+    /// `energyFloor` for every one of them but the quietest (docs/analyses/instrument-activity.md,
+    /// "Quiet recordings").
+    public var floorBelowLoudest: Float = 55
 
     /// The default configuration.
     public init() {}
@@ -43,7 +51,9 @@ public struct MelConfiguration: Sendable, Hashable, Codable {
 ///    filter has unit area over the bins (Slaney's equal-area normalisation), so a band's energy
 ///    is the weighted mean power per bin in it and white noise gives equal energies in all bands.
 ///    A filter narrower than one bin gets the single nearest bin.
-/// 2. Band energies are compressed to `log10(1 + E / energyFloor)` (bels above the floor).
+/// 2. Band energies are compressed to `log10(1 + E / F)` (bels above the floor), where the floor
+///    `F` is `energyFloor` or, when lower, `floorBelowLoudest` dB under the loudest band energy
+///    so far (so the compression follows the recording's gain below a loud master's level).
 /// 3. The MFCCs are the orthonormal DCT-II of the compressed band energies,
 ///    `c_n = w_n * sum_m x_m cos(pi n (m + 1/2) / M)` with `w_0 = sqrt(1/M)`, `w_n = sqrt(2/M)`
 ///    (librosa's `norm="ortho"`); `c_0` is kept.
@@ -141,6 +151,9 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     private let framesPerVector: Int
     private let powerScale: Float  // (4 / frameSize)², magnitude² → normalised power
     private let inverseFloor: Float
+    private let inverseDepth: Float  // 10^(floorBelowLoudest / 10), 0 when off
+    private var loudest: Float = 0  // loudest band energy so far
+    private var energies: [Float]  // the current frame's band energies
     // Sparse filterbank: band b covers bins bandStart[b] ..< bandStart[b] + bandLength[b],
     // weights at weights[weightOffset[b] ...].
     private var bandStart: [Int] = []
@@ -168,7 +181,9 @@ final class MelBandAccumulator: SpectralFrameConsumer {
         let scale = 4 / Float(configuration.frameSize)
         powerScale = scale * scale
         inverseFloor = 1 / max(settings.energyFloor, .leastNormalMagnitude)
+        inverseDepth = settings.floorBelowLoudest > 0 ? Float(pow(10, Double(min(settings.floorBelowLoudest, 200)) / 10)) : 0
         pooled = [Float](repeating: 0, count: bandCount)
+        energies = [Float](repeating: 0, count: bandCount)
         dct = Self.dctTable(coefficients: 0..<coefficientCount, bands: bandCount)
         buildFilterbank()
     }
@@ -229,10 +244,11 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     }
 
     func consume(_ frame: SpectralFrame) {
-        let scale = powerScale, invFloor = inverseFloor
+        let scale = powerScale
+        var frameLoudest: Float = 0
         frame.magnitude.withUnsafeBufferPointer { mag in
             weights.withUnsafeBufferPointer { w in
-                pooled.withUnsafeMutableBufferPointer { acc in
+                energies.withUnsafeMutableBufferPointer { out in
                     for b in 0..<bandCount {
                         let start = bandStart[b], off = weightOffset[b]
                         let n = min(bandLength[b], max(0, mag.count - start))
@@ -243,9 +259,18 @@ final class MelBandAccumulator: SpectralFrameConsumer {
                         }
                         e *= scale
                         // A non-finite magnitude must not poison the vector.
-                        acc[b] += e.isFinite ? log10(1 + e * invFloor) : 0
+                        out[b] = e.isFinite ? e : 0
+                        frameLoudest = max(frameLoudest, out[b])
                     }
                 }
+            }
+        }
+        loudest = max(loudest, frameLoudest)
+        // At most 60 dB under `energyFloor`, so near-silence (dither) keeps a floor.
+        let invFloor = min(max(inverseFloor, loudest > 0 ? inverseDepth / loudest : 0), inverseFloor * 1e6)
+        energies.withUnsafeBufferPointer { e in
+            pooled.withUnsafeMutableBufferPointer { acc in
+                for b in 0..<bandCount { acc[b] += log10(1 + e[b] * invFloor) }
             }
         }
         pooledFrames += 1

@@ -8,12 +8,16 @@ import Foundation
 ///
 /// Method, per STFT frame: the magnitude spectrum between ``PitchFluctuationAccumulator/lowest``
 /// and ``PitchFluctuationAccumulator/highest`` Hz is resampled to a log-frequency grid of 25
-/// cents (linear interpolation of the bins), compressed to dB (floor −80 dB re full scale) and
+/// cents (linear interpolation of the bins), compressed to dB (floor −80 dB re full scale, lower
+/// for a quiet recording: ``PitchFluctuationAccumulator/floor(reference:)``) and
 /// cut into overlapping one-octave subbands (half-octave hop). Each subband is compared with the
 /// same subband two frames (23 ms) earlier by normalised cross-correlation over shifts of
 /// ±4 grid steps (±100 cents); the shift of the correlation peak (parabolic interpolation) is
 /// the subband's pitch motion. Subbands whose correlation peak is below 0.5 (onsets, noise
-/// changing) or whose spectrum is flat (no partials: peak-to-mean under 12 dB) are skipped.
+/// changing), whose spectrum is flat (no partials: peak-to-mean under 12 dB) or whose peak is
+/// below ``PitchFluctuationAccumulator/gate(reference:)`` are skipped. The floor and the gate
+/// follow the loudest partial so far below a loud master's level, so a recording played 24 dB
+/// quieter keeps its vocal cue (docs/analyses/instrument-activity.md, "Quiet recordings").
 ///
 /// Stored per 100 ms frame `j` (STFT frames whose centre lies in `j/10 ..< (j+1)/10`):
 /// `fluctuation[j]`, the energy-weighted mean absolute shift in cents per 23 ms over the used
@@ -57,6 +61,26 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
     private var used: [Float] = []
     private var tried: [Float] = []
     private var frameIndex = 0
+    // Loudest grid value so far, dB re full scale (``gate(reference:)``).
+    private var reference: Float = -.infinity
+
+    /// Level a subband's peak must exceed to be compared, dB re full scale: −60, or
+    /// ``gateBelowLoudest`` under the loudest grid value so far when that is lower (a quietly
+    /// mastered recording is read as one whose loudest partial peaks at −20 dB).
+    static func gate(reference: Float) -> Float {
+        reference.isFinite ? min(-60, reference - gateBelowLoudest) : -60
+    }
+
+    /// Floor of the grid, dB re full scale: −80, or ``floorBelowLoudest`` under the loudest grid
+    /// value so far when that is lower (at most 160 dB down).
+    static func floor(reference: Float) -> Float {
+        reference.isFinite ? max(-160, min(-80, reference - floorBelowLoudest)) : -80
+    }
+
+    /// Decibels under the loudest grid value so far at which ``gate(reference:)`` follows it (40).
+    static let gateBelowLoudest: Float = 40
+    /// Decibels under the loudest grid value so far at which ``floor(reference:)`` follows it (60).
+    static let floorBelowLoudest: Float = 60
 
     init(configuration: FeatureConfiguration) {
         frameRate = configuration.frameRate
@@ -86,21 +110,33 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
         // allocated per frame.
         let current = analysed % 2, previousHalf = 1 - current
         analysed += 1
+        var loudest: Float = 0
+        grids.withUnsafeMutableBufferPointer { g in
+            let base = current * count
+            for i in 0..<count {
+                let position = binPosition[i]
+                let k = Int(position)
+                guard k >= 0, k + 1 < m.count else { g[base + i] = 0; continue }
+                let a = position - Float(k)
+                let v = ((1 - a) * m[k] + a * m[k + 1]) * scale
+                let finite = v.isFinite ? max(0, v) : 0
+                g[base + i] = finite
+                loudest = max(loudest, finite)
+            }
+        }
+        if loudest > 0 { reference = max(reference, 20 * log10(loudest)) }
+        let floor = Self.floor(reference: reference), floorAmplitude = Float(pow(10, Double(floor) / 20))
         grids.withUnsafeMutableBufferPointer { g in
             power.withUnsafeMutableBufferPointer { pw in
                 let base = current * count
                 for i in 0..<count {
-                    let position = binPosition[i]
-                    let k = Int(position)
-                    guard k >= 0, k + 1 < m.count else { g[base + i] = -80; pw[i] = 1e-8; continue }
-                    let a = position - Float(k)
-                    let v = max(((1 - a) * m[k] + a * m[k + 1]) * scale, 1e-4)
-                    let finite = v.isFinite ? v : 1e-4
-                    g[base + i] = 20 * log10(finite)
-                    pw[i] = finite * finite  // 10^(dB/10), without the exponential
+                    let v = max(g[base + i], floorAmplitude)
+                    g[base + i] = 20 * log10(v)
+                    pw[i] = v * v  // 10^(dB/10), without the exponential
                 }
             }
         }
+        let gate = Self.gate(reference: reference)
         guard analysed >= 2 else { return }
         grids.withUnsafeBufferPointer { g in
             power.withUnsafeBufferPointer { pw in
@@ -118,7 +154,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
                         mean += d
                     }
                     mean /= Float(Self.subband)
-                    guard peak - mean >= 12, peak > -60 else { continue }
+                    guard peak - mean >= 12, peak > gate else { continue }
                     var energy: Float = 0
                     for i in start..<end { energy += pw[i] }
                     // Normalised cross-correlation of the mean-removed subbands over the shifts,

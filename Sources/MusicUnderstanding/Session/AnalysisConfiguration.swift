@@ -191,6 +191,7 @@ extension AnalysisConfiguration {
         ("mel.coefficientCount", 2...64, { Double($0.mel.coefficientCount) }),
         ("mel.minFrequency", 0...20_000, { $0.mel.minFrequency }),
         ("mel.maxFrequency", 100...48_000, { $0.mel.maxFrequency }),
+        ("mel.floorBelowLoudest", 0...200, { Double($0.mel.floorBelowLoudest) }),
         ("structure.pulselessUnitSeconds", 0.5...60, { $0.structure.pulselessUnitSeconds }),
         ("structure.boundarySnapSeconds", 0...10, { $0.structure.boundarySnapSeconds }),
         ("structure.minimumBoundaryChange", 0...100, { $0.structure.minimumBoundaryChange }),
