@@ -20,6 +20,7 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
            direct sound 4.4 dB above the reverberant energy), then 9 dB down so nothing clips
   slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
+  hiss     pink noise mixed in at -54 dB RMS re full scale (tape hiss), 1 dB down, 24-bit FLAC
   quiet12  12 dB down, 24-bit FLAC
   quiet24  24 dB down, 24-bit FLAC (a quietly mastered recording: classical releases and broadcast
            masters sit 10-20 dB under a pop master's loudness)
@@ -72,6 +73,16 @@ class Copy:
         self.command, self.ext, self.delay, self.speed, self.prepare = command, ext, delay, speed, prepare
 
 
+def with_hiss(src, dst, folder):
+    """The copy with steady pink noise mixed in at -54 dB RMS re full scale (tape hiss, a vinyl transfer's
+    surface noise), 1 dB down so that nothing clips; the noise is seeded, so every run makes the
+    same copy."""
+    return ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-filter_complex",
+            "anoisesrc=color=pink:amplitude=0.01:seed=7:sample_rate=%d[n];"
+            "[0:a][n]amix=inputs=2:duration=first:normalize=0,volume=-1dB[o]" % sample_rate(src),
+            "-map", "[o]", "-sample_fmt", "s32", str(dst)]
+
+
 HALL_IR = "hall_ir.wav"
 COPIES = {
     "lofi": Copy(filtered("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"]), ext="mp3"),
@@ -83,6 +94,7 @@ COPIES = {
     "hall": Copy(in_hall, prepare=lambda folder: write_hall_impulse_response(folder)),
     "slow6": Copy(filtered("atempo=0.94"), speed=0.94),
     "fast6": Copy(filtered("atempo=1.06"), speed=1.06),
+    "hiss": Copy(with_hiss),
     "quiet12": Copy(filtered("volume=-12dB", ["-sample_fmt", "s32"])),
     "quiet24": Copy(filtered("volume=-24dB", ["-sample_fmt", "s32"])),
 }

@@ -198,6 +198,26 @@ import Testing
         #expect(empty.start == 0 && empty.end == 3)
     }
 
+    /// Over a noise floor (hiss 42 dB under the music, above the 50 dB silence depth) the music
+    /// starts and stops where the level rises 6 dB above the floor at that end; a quiet passage
+    /// inside as deep as the hiss stays music, and a quiet opening 30 dB down is music, not a floor.
+    @Test func musicSpanOverANoiseFloor() {
+        let rate = 100.0
+        let hiss = [Float](repeating: -2, count: 50), tail = [Float](repeating: -2.5, count: 40)
+        let music = [Float](repeating: 40, count: 400) + [Float](repeating: -1, count: 100) + [Float](repeating: 40, count: 500)
+        let frames = hiss + music + tail
+        let duration = Double(frames.count) / rate
+        let span = SilentEnds().musicSpan(levels: frames, frameRate: rate, duration: duration)
+        #expect(abs(span.start - 0.5) < 1e-9 && abs(span.end - 10.5) < 1e-9, "\(span)")
+        var off = SilentEnds()
+        off.settings.noiseFloorDepth = 0
+        let whole = off.musicSpan(levels: frames, frameRate: rate, duration: duration)
+        #expect(whole.start == 0 && whole.end == duration, "without the noise floor the hiss is music: \(whole)")
+        let quietOpening = [Float](repeating: 10, count: 100) + [Float](repeating: 40, count: 1000)
+        let opening = SilentEnds().musicSpan(levels: quietOpening, frameRate: rate, duration: 11)
+        #expect(opening.start == 0 && opening.end == 11, "\(opening)")
+    }
+
     /// A frame's level is its spectrum's power in decibels, the same for a high note as for a low
     /// one of the same power (the semitone-band `energy` is not), and −240 for digital silence.
     @Test func frameLevelIsThePowerOfTheSpectrum() {

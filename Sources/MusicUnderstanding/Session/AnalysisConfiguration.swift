@@ -200,6 +200,7 @@ extension AnalysisConfiguration {
         ("structure.maximumUnitSeconds", 0.05...10, { $0.structure.maximumUnitSeconds }),
         ("structure.silenceDepth", 0...200, { $0.structure.silenceDepth }),
         ("structure.minimumSilenceSeconds", 0...60, { $0.structure.minimumSilenceSeconds }),
+        ("structure.noiseFloorDepth", 0...200, { $0.structure.noiseFloorDepth }),
         ("rhythm.tempoCurve.tempoCurveWindowBeats", 2...256, { Double($0.rhythm.tempoCurve.tempoCurveWindowBeats) }),
         ("rhythm.level.octaveVotePeriod", 0.1...2, { $0.rhythm.level.octaveVotePeriod }),
         ("rhythm.tempoCurve.tempoCurveDrift", 0...1, { $0.rhythm.tempoCurve.tempoCurveDrift }),

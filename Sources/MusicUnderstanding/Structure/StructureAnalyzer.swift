@@ -106,6 +106,11 @@ public struct StructureAnalyzer: Sendable {
         public var silenceDepth: Double = 50
         /// Shortest silence at the start or the end that becomes a section, seconds (default 0.25).
         public var minimumSilenceSeconds: Double = 0.25
+        /// Decibels below the loud frames' level under which a recording's first or last
+        /// ``minimumSilenceSeconds`` are its noise floor (tape hiss, a room), and the music starts
+        /// (or stops) where the level rises 6 dB above that floor (default 40; 0 turns it off;
+        /// docs/analyses/structure.md, "Silence over a noise floor").
+        public var noiseFloorDepth: Double = 40
 
         /// How section boundaries are found.
         public enum SectionMethod: String, Sendable, Hashable, Codable {
@@ -163,6 +168,7 @@ public struct StructureAnalyzer: Sendable {
         var step = SilentEnds()
         step.settings.depth = configuration.silenceDepth
         step.settings.minimumSeconds = configuration.minimumSilenceSeconds
+        step.settings.noiseFloorDepth = configuration.noiseFloorDepth
         let span = step.musicSpan(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
         return step.applied(to: music, span: span)
     }
