@@ -868,6 +868,30 @@ import Testing
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
+    /// No beat in the hiss before the music starts and after it stops: clicks over a held chord
+    /// between 2 s of steady noise 45 dB under the chord's power at either end (a tape's hiss,
+    /// above the 50 dB silence depth), whose own flux the tracker would otherwise carry beats
+    /// through.
+    @Test func noBeatsInTheHissAroundTheMusic() {
+        var samples = [Float](repeating: 0, count: Int(16 * Synth.rate))
+        let truth = Array(stride(from: 2.0, to: 14.0, by: 0.5))
+        Synth.chord(&samples, at: 2.0, length: 12, midi: [57, 60, 64], gain: 0.05)
+        let body = samples[Int(3 * Synth.rate)..<Int(13 * Synth.rate)]
+        let power = body.reduce(0) { $0 + Double($1) * Double($1) } / Double(body.count)
+        for t in truth { Synth.click(&samples, at: t) }
+        // Uniform noise of RMS a / √3, 45 dB under the chord's RMS.
+        let amplitude = Float((3 * power).squareRoot() * pow(10, -45.0 / 20))
+        var seed: UInt64 = 7
+        for i in samples.indices {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            samples[i] += amplitude * Float(Double(seed >> 11) / Double(1 << 53) * 2 - 1)
+        }
+        let result = Synth.analyze(samples)
+        #expect(result.beats.first.map { $0 > 1.9 } ?? false, "\(result.beats.prefix(4))")
+        #expect(result.beats.last.map { $0 < 14.2 } ?? false, "\(result.beats.suffix(4))")
+        #expect(Synth.hitRate(result.beats, truth) > 0.9)
+    }
+
     /// A free lead-in (a held chord and notes at irregular times, as a sung or rubato
     /// introduction) before a steady pulse reports no beats, also with the tempo folded to its
     /// double; the tracked grid through it stays for key and structure. The same lead-in with its

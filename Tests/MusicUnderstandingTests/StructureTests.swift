@@ -210,7 +210,7 @@ import Testing
         let span = SilentEnds().musicSpan(levels: frames, frameRate: rate, duration: duration)
         #expect(abs(span.start - 0.5) < 1e-9 && abs(span.end - 10.5) < 1e-9, "\(span)")
         var off = SilentEnds()
-        off.settings.noiseFloorDepth = 0
+        off.settings.span.noiseFloorDepth = 0
         let whole = off.musicSpan(levels: frames, frameRate: rate, duration: duration)
         #expect(whole.start == 0 && whole.end == duration, "without the noise floor the hiss is music: \(whole)")
         let quietOpening = [Float](repeating: 10, count: 100) + [Float](repeating: 40, count: 1000)

@@ -76,11 +76,13 @@ extension RhythmAnalyzer {
         return times[first]...times[last]
     }
 
-    /// `result` with only the beats and bars within `span` (``pulsedSpan(of:curve:frameRate:radius:)``),
+    /// `result` with only the beats and bars within `span` (``pulsedSpan(of:curve:frameRate:radius:)``;
+    /// `result` itself when all are within it),
     /// a millisecond either side; the beats and bars it had stay in ``RhythmResult/analysisGrid``
     /// for the analyses that segment the music by them (key, structure, pace).
     func keeping(_ result: RhythmResult, within span: ClosedRange<Double>) -> RhythmResult {
         let wider = (span.lowerBound - 0.001)...(span.upperBound + 0.001)
+        guard !(result.beats.allSatisfy { wider.contains($0) } && result.bars.allSatisfy { wider.contains($0) }) else { return result }
         var out = result
         out.analysisGrid = RhythmResult.AnalysisGrid(beats: result.beats, bars: result.bars)
         out.beats = result.beats.filter { wider.contains($0) }

@@ -126,14 +126,28 @@ public struct RhythmAnalyzer: Sendable {
             beats: beatTimes, bars: bars.downbeats(in: beatTimes), beatsPerMinute: bpm, beatsPerBar: bars.beatsPerBar, tempoCandidates: candidates)
         // 9. An introduction or ending out of time, found at the tracked level.
         let pulsed = pulsedSpan(of: result.beats, curve: curve, frameRate: fps, radius: beats.radius)
-        // 10. Folded into the tempo range, the reported tempo first; the passages out of time left out.
+        // 10. Folded into the tempo range, the reported tempo first; the passages out of time, and the
+        // silence before the music starts and after it stops, left out.
         if let range = configuration.level.foldedTempoRange {
             result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)
-        if let pulsed { result = keeping(result, within: pulsed) }
+        if let kept = soundingSpan(pulsed, onset: onset, duration: Double(curve.count) / fps) { result = keeping(result, within: kept) }
         // 11. The local tempo over time, when it drifts.
         result.tempoCurve = tempoCurve(beats: result.beats, bars: result.bars, beatsPerMinute: result.beatsPerMinute)
         return result
+    }
+
+    /// The pulsed span (step 9) within the span where the music sounds (``MusicSpan``, its default
+    /// settings: not in the silence, or over the noise floor, before the music starts and after it
+    /// stops) widened by 50 ms, about a frame's half window, either side; `nil` when neither trims
+    /// anything.
+    func soundingSpan(_ pulsed: ClosedRange<Double>?, onset: OnsetFeatures, duration: Double) -> ClosedRange<Double>? {
+        let music = MusicSpan().span(levels: onset.level, frameRate: onset.frameRate, duration: duration)
+        let slack = 0.05
+        let sounding = (music.start > 0 ? music.start - slack : -Double.infinity)...(music.end < duration ? music.end + slack : Double.infinity)
+        guard let pulsed else { return sounding.lowerBound.isFinite || sounding.upperBound.isFinite ? sounding : nil }
+        let lower = max(pulsed.lowerBound, sounding.lowerBound), upper = min(pulsed.upperBound, sounding.upperBound)
+        return lower <= upper ? lower...upper : pulsed
     }
 }

@@ -8,63 +8,23 @@ import Foundation
 /// Fujinaga, De Roure & Downie, "Design and creation of a large-scale database of structural
 /// annotations", ISMIR 2011, sec. 3) both open and close a recording with a "silence" segment,
 /// and a video editor or a DJ wants the first and last sound as a marker too. The music's span is
-/// read from the frames' power level: the first and last frame within ``Settings/depth`` decibels
-/// of the loud frames' level (their 95th percentile), or above a noise floor at either end
-/// (``noiseFloorThreshold(edge:loud:)``); a silent stretch at either end at least
-/// ``Settings/minimumSeconds`` long becomes a section (and a segment and a phrase) of its own.
+/// read from the frames' power level (``MusicSpan``); a silent stretch at either end becomes a
+/// section (and a segment and a phrase) of its own.
 struct SilentEnds: Sendable {
-    /// The few settings of the step.
+    /// The few settings of the step: where the music sounds (``MusicSpan/Settings``) and how
+    /// boundaries near its edges move.
     struct Settings: Sendable, Hashable {
-        /// Decibels below the 95th percentile of the frame level under which a frame is silent.
-        var depth: Double = 50
-        /// Shortest silent stretch at the start or the end that becomes a section, seconds.
-        var minimumSeconds: Double = 0.25
+        /// Where the music starts and stops.
+        var span = MusicSpan.Settings()
         /// A boundary within this many seconds of where the music starts or stops moves there.
         var mergeSeconds: Double = 2
-        /// Decibels below the loud frames' level under which a recording's first or last
-        /// ``minimumSeconds`` are its noise floor (tape hiss, a room), not quiet music; 0 turns
-        /// the noise floor off.
-        var noiseFloorDepth: Double = 40
-        /// Decibels above such a noise floor at which the music starts and stops.
-        var noiseFloorMargin: Double = 6
     }
 
     var settings = Settings()
 
-    /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the frame
-    /// `levels` in decibels (``OnsetFeatures/level``, frame `i` centred at `i / frameRate`);
-    /// `(0, duration)` when the ends are not silent long enough, or when nothing sounds at all.
+    /// Where the music sounds (``MusicSpan/span(levels:frameRate:duration:)`` with ``Settings/span``).
     func musicSpan(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
-        let whole = (start: 0.0, end: max(0, duration))
-        guard frameRate > 0, duration > 0, let loud = Smoothing.quantile(levels, 0.95) else { return whole }
-        let silence = loud - Float(settings.depth)
-        let n = Int((settings.minimumSeconds * frameRate).rounded())
-        let opening = max(silence, noiseFloorThreshold(edge: levels.prefix(n), loud: loud))
-        let closing = max(silence, noiseFloorThreshold(edge: levels.suffix(n), loud: loud))
-        guard loud > -230, let first = levels.firstIndex(where: { $0 >= opening }),
-            let last = levels.lastIndex(where: { $0 >= closing })
-        else { return whole }
-        var start = Double(first) / frameRate
-        var end = min(duration, Double(last + 1) / frameRate)
-        if start < settings.minimumSeconds { start = 0 }
-        if duration - end < settings.minimumSeconds { end = duration }
-        guard end > start else { return whole }
-        return (start, end)
-    }
-
-    /// The level at which the music starts (or stops) over a noise floor at one end, or −∞: when
-    /// the median level of the `edge` frames (the recording's first or last
-    /// ``Settings/minimumSeconds``) lies more than ``Settings/noiseFloorDepth`` under the `loud`
-    /// level, that end is the recording's floor (a tape's hiss, a room's air), and the music is
-    /// what rises ``Settings/noiseFloorMargin`` above it. Hiss 40-48 dB under the loud frames lies
-    /// above the silence depth (50 dB) and was read as music; quiet music at a recording's very start
-    /// or end lies 10-35 dB under them on the real dev set (docs/analyses/structure.md, "Silence
-    /// over a noise floor").
-    func noiseFloorThreshold(edge: ArraySlice<Float>, loud: Float) -> Float {
-        guard settings.noiseFloorDepth > 0, !edge.isEmpty, let floor = Smoothing.quantile(edge, 0.5),
-            floor < loud - Float(settings.noiseFloorDepth)
-        else { return -.infinity }
-        return floor + Float(settings.noiseFloorMargin)
+        MusicSpan(settings: settings.span).span(levels: levels, frameRate: frameRate, duration: duration)
     }
 
     /// `result` with a section (segment and phrase) of silence before `span.start` and after

@@ -166,9 +166,9 @@ public struct StructureAnalyzer: Sendable {
         let music = musicStructure(features, rhythm: rhythm)
         guard configuration.silenceDepth > 0, let onset = features.onset else { return music }
         var step = SilentEnds()
-        step.settings.depth = configuration.silenceDepth
-        step.settings.minimumSeconds = configuration.minimumSilenceSeconds
-        step.settings.noiseFloorDepth = configuration.noiseFloorDepth
+        step.settings.span.depth = configuration.silenceDepth
+        step.settings.span.minimumSeconds = configuration.minimumSilenceSeconds
+        step.settings.span.noiseFloorDepth = configuration.noiseFloorDepth
         let span = step.musicSpan(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
         return step.applied(to: music, span: span)
     }
