@@ -11,21 +11,13 @@ import Foundation
 /// read from the frames' power level (``MusicSpan``); a silent stretch at either end becomes a
 /// section (and a segment and a phrase) of its own.
 struct SilentEnds: Sendable {
-    /// The few settings of the step: where the music sounds (``MusicSpan/Settings``) and how
-    /// boundaries near its edges move.
+    /// The few settings of the step.
     struct Settings: Sendable, Hashable {
-        /// Where the music starts and stops.
-        var span = MusicSpan.Settings()
         /// A boundary within this many seconds of where the music starts or stops moves there.
         var mergeSeconds: Double = 2
     }
 
     var settings = Settings()
-
-    /// Where the music sounds (``MusicSpan/span(levels:frameRate:duration:)`` with ``Settings/span``).
-    func musicSpan(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
-        MusicSpan(settings: settings.span).span(levels: levels, frameRate: frameRate, duration: duration)
-    }
 
     /// `result` with a section (segment and phrase) of silence before `span.start` and after
     /// `span.end`, when either is inside the result's extent: boundaries inside the silence, or

@@ -165,12 +165,11 @@ public struct StructureAnalyzer: Sendable {
     public func analyze(_ features: SharedFeatures, rhythm: RhythmResult?) -> StructureResult {
         let music = musicStructure(features, rhythm: rhythm)
         guard configuration.silenceDepth > 0, let onset = features.onset else { return music }
-        var step = SilentEnds()
-        step.settings.span.depth = configuration.silenceDepth
-        step.settings.span.minimumSeconds = configuration.minimumSilenceSeconds
-        step.settings.span.noiseFloorDepth = configuration.noiseFloorDepth
-        let span = step.musicSpan(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
-        return step.applied(to: music, span: span)
+        let settings = MusicSpan.Settings(
+            depth: configuration.silenceDepth, minimumSeconds: configuration.minimumSilenceSeconds,
+            noiseFloorDepth: configuration.noiseFloorDepth)
+        let span = MusicSpan(settings: settings).span(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
+        return SilentEnds().applied(to: music, span: span)
     }
 
     /// The sections, segments and phrases of ``analyze(_:rhythm:)`` before the silent ends are
