@@ -109,6 +109,23 @@ import Testing
         #expect(NSDictionary(dictionary: ours).isEqual(to: original as? [AnyHashable: Any] ?? [:]))
     }
 
+    @Test func sectionFunctionsAreTheSchemasNames() throws {
+        // The enum the library reads functions with names exactly what the schema allows.
+        let copy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/report.schema.json")
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: copy)) as? [String: Any])
+        let structure = try #require((schema["properties"] as? [String: Any])?["structure"] as? [String: Any])
+        let functions = try #require((structure["properties"] as? [String: Any])?["sectionFunctions"] as? [String: Any])
+        let names = try #require((functions["items"] as? [String: Any])?["enum"] as? [String])
+        #expect(Set(names) == Set(SectionFunction.allCases.map(\.rawValue)))
+        #expect(names.count == SectionFunction.allCases.count)
+        let result = StructureResult(
+            sections: [TimeRange(start: 0, duration: 1), TimeRange(start: 1, duration: 1)], segments: [], phrases: [],
+            sectionFunctions: ["silence", "coda"])
+        #expect(result.function(ofSection: 0) == .silence)
+        #expect(result.function(ofSection: 1) == nil)
+        #expect(result.function(ofSection: 2) == nil)
+    }
+
     @Test func sampleReportIsWrittenAgainByteForByte() throws {
         // The committed sample, read and written again, comes out unchanged.
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

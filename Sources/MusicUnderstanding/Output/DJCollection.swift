@@ -24,11 +24,10 @@ public enum DJCollection {
     /// music (function `silence`) is a cue on no slot, so the few hot cues go to the music.
     static func sectionCues(_ result: SessionResult) -> [(label: LabelTracks.Label, hotCue: Int?)] {
         let labels = LabelTracks.labels(.sections, of: result)
-        let functions = result.structure?.sectionFunctions ?? []
         var slot = 0
         var out: [(label: LabelTracks.Label, hotCue: Int?)] = []
         for (i, label) in labels.enumerated() where ReportTime.isWritable(label.start) {
-            if i < functions.count, functions[i] == "silence" {
+            if result.structure?.function(ofSection: i) == .silence {
                 out.append((label, nil))
             } else {
                 out.append((label, slot))

@@ -60,7 +60,7 @@ struct SilentEnds: Sendable {
         let silentLabel = Self.unusedLabel(after: result.sectionLabels ?? [])
         let labels = result.sectionLabels.map { old in sources.map { $0.map { old.indices.contains($0) ? old[$0] : silentLabel } ?? silentLabel } }
         let functions = result.sectionFunctions.map { old in
-            sources.map { $0.map { old.indices.contains($0) ? old[$0] : "other" } ?? "silence" }
+            sources.map { $0.map { old.indices.contains($0) ? old[$0] : SectionFunction.other.rawValue } ?? SectionFunction.silence.rawValue }
         }
         return StructureResult(
             sections: ranges(sectionBounds), segments: ranges(boundaries(result.segments)),

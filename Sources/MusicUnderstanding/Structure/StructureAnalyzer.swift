@@ -669,7 +669,7 @@ public struct StructureAnalyzer: Sendable {
     /// A single section is `other`.
     static func functions(labels: [Int], energy: [Double], lengths: [Double]) -> [String] {
         let n = labels.count
-        guard n > 1 else { return [String](repeating: "other", count: n) }
+        guard n > 1 else { return [String](repeating: SectionFunction.other.rawValue, count: n) }
         var counts: [Int: Int] = [:]
         var labelEnergy: [Int: Double] = [:]
         for (l, e) in zip(labels, energy) { counts[l, default: 0] += 1; labelEnergy[l, default: 0] += e }
@@ -682,22 +682,22 @@ public struct StructureAnalyzer: Sendable {
         let total = lengths.reduce(0, +)
         let meanLength = total / Double(n)
         let meanEnergy = energy.reduce(0, +) / Double(max(1, energy.count))
-        var out = [String](repeating: "other", count: n)
+        var out = [String](repeating: SectionFunction.other.rawValue, count: n)
         var elapsed = 0.0
         for s in 0..<n {
             let l = labels[s]
             let once = (counts[l] ?? 0) == 1
             let quietOrShort = lengths[s] < 0.75 * meanLength || energy[s] < meanEnergy
             if l == chorus {
-                out[s] = "chorus"
+                out[s] = SectionFunction.chorus.rawValue
             } else if !once {
-                out[s] = "verse"
+                out[s] = SectionFunction.verse.rawValue
             } else if s == 0 && quietOrShort {
-                out[s] = "intro"
+                out[s] = SectionFunction.intro.rawValue
             } else if s == n - 1 && quietOrShort {
-                out[s] = "outro"
+                out[s] = SectionFunction.outro.rawValue
             } else if elapsed + 0.5 * lengths[s] > 0.5 * total {
-                out[s] = "bridge"
+                out[s] = SectionFunction.bridge.rawValue
             }
             elapsed += lengths[s]
         }
@@ -722,6 +722,6 @@ public struct StructureAnalyzer: Sendable {
             return StructureResult(sections: [], segments: [], phrases: [], sectionLabels: [], sectionFunctions: [])
         }
         let r = [TimeRange(start: start, duration: duration)]
-        return StructureResult(sections: r, segments: r, phrases: r, sectionLabels: ["A"], sectionFunctions: ["other"])
+        return StructureResult(sections: r, segments: r, phrases: r, sectionLabels: ["A"], sectionFunctions: [SectionFunction.other.rawValue])
     }
 }
