@@ -24,6 +24,13 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   quiet12  12 dB down, 24-bit FLAC
   quiet24  24 dB down, 24-bit FLAC (a quietly mastered recording: classical releases and broadcast
            masters sit 10-20 dB under a pop master's loudness)
+  loud9    9 dB up and hard-clipped at full scale, 16-bit FLAC (a master pushed into the limiter far
+           past the loudness war's: 3-10 % of the samples clip)
+  clip30   a 30 s excerpt from 30 s in (from the start when the recording is shorter than 60 s; whole
+           when shorter than 30 s), FLAC; annotations moved and cut to it (the ballroom and genre
+           collections hold 30 s excerpts cut from the middle of a recording). scripts/real-excerpts.py
+           cuts two per song and scores madmom's beats beside ours; this copy runs every analysis,
+           and with --peers the peers on the same excerpts
 
 usage: scripts/real-copies.py CADENZA_BINARY WORKDIR [--copies lofi,shift,pad] [--for ANALYSES]
        [--reference NAME] [--peers essentia]
@@ -69,8 +76,27 @@ class Copy:
     file extension; the annotations move by `delay` seconds and their times scale by 1 / `speed`
     (music played `speed` times as fast); `prepare(folder)`, if any, runs once before the audio is
     converted."""
-    def __init__(self, command, ext="flac", delay=0.0, speed=1.0, prepare=None):
+    def __init__(self, command, ext="flac", delay=0.0, speed=1.0, prepare=None, excerpt=None):
         self.command, self.ext, self.delay, self.speed, self.prepare = command, ext, delay, speed, prepare
+        self.excerpt = excerpt
+
+    def window(self, duration):
+        """The excerpt (start, length) cut from a recording of `duration` seconds, or None for the
+        whole recording."""
+        if not self.excerpt:
+            return None
+        start, length = self.excerpt
+        if duration <= length:
+            return None
+        return (start if duration >= start + length else 0.0), length
+
+
+def excerpted(start, length):
+    """A copy that is an excerpt of `length` seconds from `start` (see `Copy.window`)."""
+    def command(src, dst, folder, window):
+        cut = ["-ss", "%.3f" % window[0], "-t", "%.3f" % window[1]] if window else []
+        return ["ffmpeg", "-v", "error", "-y"] + cut + ["-i", str(src), str(dst)]
+    return command
 
 
 def with_hiss(src, dst, folder):
@@ -97,6 +123,8 @@ COPIES = {
     "hiss": Copy(with_hiss),
     "quiet12": Copy(filtered("volume=-12dB", ["-sample_fmt", "s32"])),
     "quiet24": Copy(filtered("volume=-24dB", ["-sample_fmt", "s32"])),
+    "loud9": Copy(filtered("volume=9dB", ["-sample_fmt", "s16"])),
+    "clip30": Copy(excerpted(30.0, 30.0), excerpt=(30.0, 30.0)),
 }
 
 
@@ -104,6 +132,30 @@ def sample_rate(path):
     out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
                           "stream=sample_rate", "-of", "csv=p=0", str(path)], capture_output=True, text=True)
     return int(out.stdout.strip() or 44100)
+
+
+def cut_truth(t, window):
+    """The truth of an excerpt (start, length) of the recording: times moved by -start, and what lies
+    outside [0, length] cut off (sections and vocal intervals clipped to it); a tempo read from the
+    beats (60 / median beat interval) is read again from the excerpt's beats."""
+    if window is None:
+        return t
+    start, length = window
+    t = dict(t)
+    for k in ("beats", "downbeats"):
+        if isinstance(t.get(k), list):
+            t[k] = [x - start for x in t[k] if 0 <= x - start <= length]
+    if isinstance(t.get("sections"), list) and t["sections"]:
+        cut = [dict(s, start=max(0.0, s["start"] - start), end=min(length, s["end"] - start)) for s in t["sections"]]
+        t["sections"] = [s for s in cut if s["end"] > s["start"]]
+    if isinstance(t.get("vocal"), list):
+        cut = [[max(0.0, a - start), min(length, b - start)] for a, b in t["vocal"]]
+        t["vocal"] = [[a, b] for a, b in cut if b > a]
+    t["duration"] = length
+    if str(t.get("bpmSource", "")).startswith("beats") and len(t.get("beats") or []) > 2:
+        gaps = sorted(b - a for a, b in zip(t["beats"], t["beats"][1:]))
+        t["bpm"] = 60 / gaps[len(gaps) // 2]
+    return t
 
 
 def moved_truth(t, d, speed=1.0):
@@ -175,16 +227,21 @@ def build(real, folder, name):
     for p in ("manifest.json", "ann", "src"):
         if (real / "data" / p).exists() and not (data / p).exists():
             (data / p).symlink_to(real / "data" / p)
+    windows = {}
     for path in glob.glob(str(real / "data" / "*.truth.json")):
         t = json.load(open(path))
-        json.dump(moved_truth(t, copy.delay, copy.speed), open(data / Path(path).name, "w"))
+        windows[Path(path).name[:-len(".truth.json")]] = window = copy.window(float(t.get("duration") or 0))
+        json.dump(cut_truth(moved_truth(t, copy.delay, copy.speed), window), open(data / Path(path).name, "w"))
     if copy.prepare:
         copy.prepare(folder)
 
     def convert(src):
         dst = data / "audio" / (src.stem + "." + copy.ext)
         if not dst.exists():
-            subprocess.run(copy.command(src, dst, folder), check=True)
+            if copy.excerpt:
+                subprocess.run(copy.command(src, dst, folder, windows.get(src.stem)), check=True)
+            else:
+                subprocess.run(copy.command(src, dst, folder), check=True)
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         list(pool.map(convert, sorted((real / "data" / "audio").iterdir())))

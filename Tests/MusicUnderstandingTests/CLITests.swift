@@ -202,6 +202,9 @@ struct CLITests {
             ("list.json", "[1, 2]", "not a JSON object"),
             ("twice.json", #"{"rhythm": {"meters": [3], "downbeats": {"meters": [4]}}}"#, "rhythm.meters and rhythm.downbeats.meters are the same setting"),
             ("grouptypo.json", #"{"rhythm": {"tempo": {"meters": [3]}}}"#, "unknown setting 'rhythm.tempo.meters'"),
+            ("ratio.json", #"{"rhythm": {"beats": {"silenceRatio": 0.25}}}"#, "rhythm.beats.silenceRatio was replaced in 0.8.17 by rhythm.beats.silenceDepth"),
+            ("flatRatio.json", #"{"rhythm": {"silenceRatio": 0.25}}"#, "rhythm.silenceRatio was replaced in 0.8.17 by rhythm.beats.silenceDepth"),
+            ("depth.json", #"{"rhythm": {"beats": {"silenceDepth": -1}}}"#, "rhythm.beats.silenceDepth: -1 is outside"),
             // Settings that size buffers or divide: refused once, naming the setting,
             // instead of crashing, hanging or exhausting memory on every input.
             ("frame0.json", #"{"features": {"frameSize": 0}}"#, "features.frameSize: 0 is outside"),

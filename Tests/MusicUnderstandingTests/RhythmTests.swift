@@ -892,6 +892,31 @@ import Testing
         #expect(Synth.hitRate(result.beats, truth) > 0.9)
     }
 
+    /// A soft passage keeps its beats however quietly the recording is mastered: plucked notes
+    /// at 120 BPM whose middle 12 s lie 55 dB under the rest, at full level and 24 dB down. The
+    /// silence test is a depth under the loud frames (70 dB); a share of the log energy (0.8.16)
+    /// lay 44 dB under the loud frames of the quieter copy, and its soft passage lost its beats.
+    @Test func softPassageKeepsItsBeatsAtAnyGain() {
+        let seconds = 40.0
+        var samples = [Float](repeating: 0, count: Int(seconds * Synth.rate))
+        let notes = [60, 64, 67, 72]
+        for k in 0..<Int(seconds * 2) {
+            Synth.pluck(&samples, at: Double(k) * 0.5, midi: notes[k % 4] - (k / 4 % 2 == 0 ? 0 : 5), gain: 0.3, decay: 1.0 / 6)
+        }
+        let soft = Float(pow(10, -55.0 / 20))
+        for i in Int(14 * Synth.rate)..<Int(26 * Synth.rate) { samples[i] *= soft }
+        let middle = Array(stride(from: 15.0, to: 25.0, by: 0.5))
+        for gain in [0.0, -24.0] {
+            let g = Float(pow(10, gain / 20))
+            let result = Synth.analyze(samples.map { $0 * g })
+            #expect(Synth.hitRate(result.beats, middle) > 0.9, "\(gain) dB: \(result.beats.filter { $0 > 14 && $0 < 26 })")
+        }
+        var off = RhythmAnalyzer.Configuration()
+        off.beats.silenceDepth = 40
+        let shallow = Synth.analyze(samples, configuration: off)
+        #expect(Synth.hitRate(shallow.beats, middle) < 0.2, "a 40 dB depth makes the passage silence")
+    }
+
     /// A free lead-in (a held chord and notes at irregular times, as a sung or rubato
     /// introduction) before a steady pulse reports no beats, also with the tempo folded to its
     /// double; the tracked grid through it stays for key and structure. The same lead-in with its

@@ -27,7 +27,7 @@ extension RhythmAnalyzer {
     /// The bars of `times` in a texture `impulsiveShare` of the way from legato to impulsive
     /// (``impulsiveShare(onset:curve:)``, which weighs the accents); with
     /// ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
-    /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:energy:silence:frameRate:radius:)``).
+    /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:level:silence:frameRate:radius:)``).
     func findBars(
         _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?, impulsiveShare: Float
     ) -> FoundBars {
@@ -53,7 +53,7 @@ extension RhythmAnalyzer {
             if configuration.downbeats.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(
                     &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
-                    energy: onset.energy, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
+                    level: onset.level, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
             }
         }
         return found
@@ -64,10 +64,10 @@ extension RhythmAnalyzer {
     /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/DownbeatSettings/completesLastBar``).
     func completeLastBar(
         _ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
-        energy: [Float], silence: Float?, frameRate: Double, radius: Int
+        level: [Float], silence: Float?, frameRate: Double, radius: Int
     ) {
         let after = times.count - 1 - lastDownbeat
-        guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !energy.isEmpty else { return }
+        guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !level.isEmpty else { return }
         let step = min(4, times.count - 1)
         let period = (times[times.count - 1] - times[times.count - 1 - step]) / Double(step)
         guard period > 0 else { return }
@@ -76,7 +76,7 @@ extension RhythmAnalyzer {
             guard let lastTime = times.last else { return }
             let t = lastTime + period
             let f = Int((t * frameRate).rounded())
-            guard f + radius < energy.count, sounds(at: f, energy: energy, threshold: threshold, radius: radius) else { return }
+            guard f + radius < level.count, sounds(at: f, level: level, threshold: threshold, radius: radius) else { return }
             times.append(t)
             frames.append(f)
         }

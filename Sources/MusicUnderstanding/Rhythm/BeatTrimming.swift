@@ -17,10 +17,10 @@ extension RhythmAnalyzer {
     /// Beats tracked on `activation` around `period` (between `period / tempoRange` and
     /// `period * tempoRange` frames), trimmed to the music's activity on `curve`
     /// (``trimToActivity(_:curve:radius:)``) and without silent beats
-    /// (``removeSilentBeats(_:energy:radius:threshold:)`` at `silence`), with the radius of their
-    /// beat-state window.
+    /// (``removeSilentBeats(_:level:radius:threshold:)`` at `silence`, on the frame `level`), with
+    /// the radius of their beat-state window.
     func trackBeats(
-        around period: Double, activation: [Float], curve: [Float], energy: [Float], silence: Float?, impulsiveShare: Float
+        around period: Double, activation: [Float], curve: [Float], level: [Float], silence: Float?, impulsiveShare: Float
     ) -> TrackedBeats {
         let tracker = BeatTracker(settings: configuration.beats, impulsiveShare: impulsiveShare)
         let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
@@ -30,7 +30,7 @@ extension RhythmAnalyzer {
         // onset support of a beat is looked for in that window when trimming.
         let radius = max(configuration.placement.refinementRadius, Int((period / configuration.beats.observationLambda).rounded()))
         frames = trimToActivity(frames, curve: curve, radius: radius)
-        frames = removeSilentBeats(frames, energy: energy, radius: radius, threshold: silence)
+        frames = removeSilentBeats(frames, level: level, radius: radius, threshold: silence)
         return TrackedBeats(frames: frames, radius: radius)
     }
 
@@ -171,28 +171,30 @@ extension RhythmAnalyzer {
     }
 
     /// Removes beats inside silent stretches (a pause between movements): beats where the
-    /// frame energy within `radius` frames stays below `threshold`, ``silenceThreshold(_:)`` (`silenceRatio` times the 95th
-    /// percentile of the energy; the energy is logarithmic, so 0.25 is about 60 dB down for
-    /// music at a normal level); `nil` keeps every beat.
-    func removeSilentBeats(_ beats: [Int], energy: [Float], radius: Int, threshold: Float?) -> [Int] {
+    /// frame level (``OnsetFeatures/level``, dB) within `radius` frames stays below `threshold`,
+    /// ``silenceThreshold(_:)``; `nil` keeps every beat.
+    func removeSilentBeats(_ beats: [Int], level: [Float], radius: Int, threshold: Float?) -> [Int] {
         guard !beats.isEmpty, let threshold else { return beats }
-        return beats.filter { sounds(at: $0, energy: energy, threshold: threshold, radius: radius) }
+        return beats.filter { sounds(at: $0, level: level, threshold: threshold, radius: radius) }
     }
 
-    /// `silenceRatio` times the 95th percentile of the log frame energy; `nil` without energy,
-    /// infinite when the input is digital silence throughout.
-    func silenceThreshold(_ energy: [Float]) -> Float? {
-        guard !energy.isEmpty else { return nil }
-        let sorted = energy.sorted()
-        let reference = sorted[(sorted.count - 1) * 95 / 100]
-        return reference > 0 ? Float(configuration.beats.silenceRatio) * reference : .infinity
+    /// ``Configuration/BeatSettings/silenceDepth`` decibels under the 95th percentile of the frame
+    /// `level`: a depth, so a recording played quieter keeps the same beats (a share of the log
+    /// energy, before 0.8.17, lay 61 dB under a pop master's loud frames but 44 dB under those of
+    /// the same master 24 dB down, and a soft passage lost its beats; docs/analyses/rhythm.md,
+    /// "Silence as a depth"). `nil` without levels or with the depth 0; infinite when the input
+    /// is digital silence throughout.
+    func silenceThreshold(_ level: [Float]) -> Float? {
+        let depth = configuration.beats.silenceDepth
+        guard depth > 0, let loud = Smoothing.quantile(level, 0.95) else { return nil }
+        return loud > -230 ? loud - Float(depth) : .infinity
     }
 
     /// Whether a frame within `radius` of `frame` reaches `threshold` (the music sounds there).
-    func sounds(at frame: Int, energy: [Float], threshold: Float, radius: Int) -> Bool {
-        let lo = max(0, frame - radius), hi = min(energy.count - 1, frame + radius)
+    func sounds(at frame: Int, level: [Float], threshold: Float, radius: Int) -> Bool {
+        let lo = max(0, frame - radius), hi = min(level.count - 1, frame + radius)
         guard lo <= hi else { return false }
-        for i in lo...hi where energy[i] >= threshold { return true }
+        for i in lo...hi where level[i] >= threshold { return true }
         return false
     }
 }

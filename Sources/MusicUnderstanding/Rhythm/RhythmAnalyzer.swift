@@ -83,10 +83,10 @@ public struct RhythmAnalyzer: Sendable {
         let activation = makeActivation(followed, frameRate: fps, impulsiveShare: impulsive)
         // 4. Beats tracked around the tempo; the silence level of the input is shared by the
         // silent-beat removal and the last bar.
-        let silence = silenceThreshold(onset.energy)
-        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:energy:silence:impulsiveShare:)``).
+        let silence = silenceThreshold(onset.level)
+        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:level:silence:impulsiveShare:)``).
         func track(around period: Double) -> TrackedBeats {
-            trackBeats(around: period, activation: activation, curve: curve, energy: onset.energy, silence: silence, impulsiveShare: impulsive)
+            trackBeats(around: period, activation: activation, curve: curve, level: onset.level, silence: silence, impulsiveShare: impulsive)
         }
         var beats = track(around: tempo.period)
         // 5. The level at half or a third of the period, when its beats are the more salient to a listener.

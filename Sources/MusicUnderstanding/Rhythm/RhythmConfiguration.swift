@@ -159,9 +159,11 @@ extension RhythmAnalyzer {
             /// Leading and trailing beats with an onset peak below this share of the median beat
             /// onset peak are dropped (default 0.4).
             public var edgeOnsetRatio: Double = 0.4
-            /// Beats where the log frame energy stays below this share of its 95th percentile are
-            /// dropped as silent (default 0.25).
-            public var silenceRatio: Double = 0.25
+            /// Beats where the frame level stays more than this many decibels under the loud frames'
+            /// level (its 95th percentile) are dropped as silent, and the last bar is not completed
+            /// into such silence (default 70; 0 drops none). Replaces `silenceRatio` (0.8.16 and
+            /// earlier), a share of the log energy whose depth followed the recording's gain.
+            public var silenceDepth: Double = 70
             /// Length, in beats, of the window in which a passage out of time is recognised (default
             /// 12; 0 keeps every beat): see ``freePassageShare``.
             public var freePassageBeats: Int = 12

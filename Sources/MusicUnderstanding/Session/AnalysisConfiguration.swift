@@ -160,6 +160,7 @@ extension AnalysisConfiguration {
             // are known when the type has them, which decoding checks.
             guard let current = base[key] else {
                 if optionalSettings.contains(here) { base[key] = value; continue }
+                if let replacement = replacedSettings[here] { throw .invalidValue("\(here) was replaced \(replacement)") }
                 throw .unknownSetting(here)
             }
             if var object = current as? [String: Any], let sub = value as? [String: Any] {
@@ -175,6 +176,15 @@ extension AnalysisConfiguration {
             }
         }
     }
+
+    /// Settings of earlier versions that no longer exist, each with what replaced it: a
+    /// configuration that gives one is refused with this text rather than as unknown.
+    static let replacedSettings: [String: String] = [
+        "rhythm.beats.silenceRatio":
+            "in 0.8.17 by rhythm.beats.silenceDepth, decibels under the loud frames (default 70), which no longer depends on the recording's gain",
+        "rhythm.silenceRatio":
+            "in 0.8.17 by rhythm.beats.silenceDepth, decibels under the loud frames (default 70), which no longer depends on the recording's gain",
+    ]
 
     /// The largest configuration file read, bytes (a configuration holds only the settings that
     /// differ from the defaults: a few hundred bytes; a pipe that never ends is refused).
@@ -218,6 +228,7 @@ extension AnalysisConfiguration {
         ("rhythm.tempo.minimumHarmonicSalience", 0...1000, { $0.rhythm.tempo.minimumHarmonicSalience }),
         ("rhythm.beats.harmonicChangeBeatShare", 0...1, { Double($0.rhythm.beats.harmonicChangeBeatShare) }),
         ("rhythm.beats.lowBandTrackingWeight", 0...16, { Double($0.rhythm.beats.lowBandTrackingWeight) }),
+        ("rhythm.beats.silenceDepth", 0...200, { $0.rhythm.beats.silenceDepth }),
         ("rhythm.beats.freePassageBeats", 0...1024, { Double($0.rhythm.beats.freePassageBeats) }),
         ("rhythm.beats.freePassageShare", 0...1, { $0.rhythm.beats.freePassageShare }),
         ("rhythm.beats.freePassageBeatTolerance", 0...0.5, { $0.rhythm.beats.freePassageBeatTolerance }),
