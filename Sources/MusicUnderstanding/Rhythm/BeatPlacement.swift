@@ -21,11 +21,8 @@ extension RhythmAnalyzer {
         }
         // Each beat's onset peak weighs its time in the smoothing: a clear onset places a beat
         // more precisely than a faint one.
-        let onsetPeaks = beats.frames.map { f -> Double in
-            let p = PeakPicking.largest(curve, near: f, radius: radius)
-            return p >= 0 && p < curve.count ? Double(curve[p]) : 0
-        }
-        return smoothBeatTimes(onsetTimes, weights: onsetPeaks)
+        let peaks = onsetPeaks(at: beats.frames, curve: curve, radius: radius).map(Double.init)
+        return smoothBeatTimes(onsetTimes, weights: peaks)
     }
 
     /// Moves a beat to the largest onset peak within `radius` (at least `refinementRadius`) frames, with parabolic

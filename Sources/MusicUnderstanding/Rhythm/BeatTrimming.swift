@@ -47,7 +47,7 @@ extension RhythmAnalyzer {
     /// `radius` frames) is below `edgeOnsetRatio` times the median beat onset peak.
     func trimToActivity(_ beats: [Int], curve: [Float], radius: Int) -> [Int] {
         guard !beats.isEmpty, !curve.isEmpty else { return [] }
-        let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
+        let peaks = onsetPeaks(at: beats, curve: curve, radius: max(1, radius))
         guard let threshold = onsetThreshold(peaks) else { return [] }
         guard let first = peaks.firstIndex(where: { $0 >= threshold }),
             let last = peaks.lastIndex(where: { $0 >= threshold })
@@ -97,7 +97,7 @@ extension RhythmAnalyzer {
         let window = configuration.beats.freePassageBeats
         var free = [Bool](repeating: false, count: beats.count)
         guard window > 0, beats.count >= window, !curve.isEmpty else { return free }
-        let peaks = onsetPeaks(at: beats, curve: curve, radius: radius)
+        let peaks = onsetPeaks(at: beats, curve: curve, radius: max(1, radius))
         guard let threshold = onsetThreshold(peaks) else { return free }
         let supported = peaks.map { $0 >= threshold ? 1 : 0 }
         let most = Int((configuration.beats.freePassageShare * Double(window)).rounded(.down))
@@ -162,12 +162,10 @@ extension RhythmAnalyzer {
         return Float(configuration.beats.edgeOnsetRatio) * median
     }
 
-    /// The largest value of `curve` within `radius` frames of each beat.
+    /// The largest value of `curve` within `radius` frames of each beat, 0 at the least
+    /// (``PeakPicking/windowMaximum(_:around:radius:)``).
     func onsetPeaks(at beats: [Int], curve: [Float], radius: Int) -> [Float] {
-        beats.map { f in
-            let p = PeakPicking.largest(curve, near: f, radius: max(1, radius))
-            return p >= 0 && p < curve.count ? curve[p] : 0
-        }
+        beats.map { PeakPicking.windowMaximum(curve, around: $0, radius: radius) }
     }
 
     /// Removes beats inside silent stretches (a pause between movements): beats where the

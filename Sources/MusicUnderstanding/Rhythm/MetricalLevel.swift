@@ -232,10 +232,7 @@ extension RhythmAnalyzer {
     /// 0 or 1: the parity of the beats with the larger summed onset peaks.
     func strongerPhase(_ beats: [Int], curve: [Float], radius: Int) -> Int {
         var sums: [Float] = [0, 0]
-        for (i, f) in beats.enumerated() {
-            let p = PeakPicking.largest(curve, near: f, radius: radius)
-            if p >= 0, p < curve.count { sums[i % 2] += curve[p] }
-        }
+        for (i, peak) in onsetPeaks(at: beats, curve: curve, radius: radius).enumerated() { sums[i % 2] += peak }
         return sums[1] > sums[0] ? 1 : 0
     }
 }
