@@ -895,7 +895,8 @@ import Testing
     /// A soft passage keeps its beats however quietly the recording is mastered: plucked notes
     /// at 120 BPM whose middle 12 s lie 55 dB under the rest, at full level and 24 dB down. The
     /// silence test is a depth under the loud frames (70 dB); a share of the log energy (0.8.16)
-    /// lay 44 dB under the loud frames of the quieter copy, and its soft passage lost its beats.
+    /// lay about 50 dB under the loud frames of the quieter copy, and its soft passage lost its
+    /// beats.
     @Test func softPassageKeepsItsBeatsAtAnyGain() {
         let seconds = 40.0
         var samples = [Float](repeating: 0, count: Int(seconds * Synth.rate))

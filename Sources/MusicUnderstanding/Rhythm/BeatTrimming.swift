@@ -177,11 +177,9 @@ extension RhythmAnalyzer {
     }
 
     /// ``Configuration/BeatSettings/silenceDepth`` decibels under the 95th percentile of the frame
-    /// `level`: a depth, so a recording played quieter keeps the same beats (a share of the log
-    /// energy, before 0.8.17, lay 61 dB under a pop master's loud frames but 44 dB under those of
-    /// the same master 24 dB down, and a soft passage lost its beats; docs/analyses/rhythm.md,
-    /// "Silence as a depth"). `nil` without levels or with the depth 0; infinite when the input
-    /// is digital silence throughout.
+    /// `level`: a depth, so a recording played quieter keeps the same beats (docs/analyses/rhythm.md,
+    /// "Silence as a depth"). `nil` without levels or with the depth 0; infinite when the input is
+    /// digital silence throughout.
     func silenceThreshold(_ level: [Float]) -> Float? {
         let depth = configuration.beats.silenceDepth
         guard depth > 0, let loud = Smoothing.quantile(level, 0.95) else { return nil }

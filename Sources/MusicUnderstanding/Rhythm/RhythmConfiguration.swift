@@ -162,7 +162,7 @@ extension RhythmAnalyzer {
             /// Beats where the frame level stays more than this many decibels under the loud frames'
             /// level (its 95th percentile) are dropped as silent, and the last bar is not completed
             /// into such silence (default 70; 0 drops none). Replaces `silenceRatio` (0.8.16 and
-            /// earlier), a share of the log energy whose depth followed the recording's gain.
+            /// earlier).
             public var silenceDepth: Double = 70
             /// Length, in beats, of the window in which a passage out of time is recognised (default
             /// 12; 0 keeps every beat): see ``freePassageShare``.
