@@ -91,12 +91,10 @@ class Copy:
         return (start if duration >= start + length else 0.0), length
 
 
-def excerpted(start, length):
-    """A copy that is an excerpt of `length` seconds from `start` (see `Copy.window`)."""
-    def command(src, dst, folder, window):
-        cut = ["-ss", "%.3f" % window[0], "-t", "%.3f" % window[1]] if window else []
-        return ["ffmpeg", "-v", "error", "-y"] + cut + ["-i", str(src), str(dst)]
-    return command
+def excerpted(src, dst, folder, window):
+    """The excerpt `window` (start, length) of the recording (`Copy.window`), or all of it for None."""
+    cut = ["-ss", "%.3f" % window[0], "-t", "%.3f" % window[1]] if window else []
+    return ["ffmpeg", "-v", "error", "-y"] + cut + ["-i", str(src), str(dst)]
 
 
 def with_hiss(src, dst, folder):
@@ -124,7 +122,7 @@ COPIES = {
     "quiet12": Copy(filtered("volume=-12dB", ["-sample_fmt", "s32"])),
     "quiet24": Copy(filtered("volume=-24dB", ["-sample_fmt", "s32"])),
     "loud9": Copy(filtered("volume=9dB", ["-sample_fmt", "s16"])),
-    "clip30": Copy(excerpted(30.0, 30.0), excerpt=(30.0, 30.0)),
+    "clip30": Copy(excerpted, excerpt=(30.0, 30.0)),
 }
 
 

@@ -179,12 +179,12 @@ extension AnalysisConfiguration {
 
     /// Settings of earlier versions that no longer exist, each with what replaced it: a
     /// configuration that gives one is refused with this text rather than as unknown.
-    static let replacedSettings: [String: String] = [
-        "rhythm.beats.silenceRatio":
-            "in 0.8.17 by rhythm.beats.silenceDepth, decibels under the loud frames (default 70), which no longer depends on the recording's gain",
-        "rhythm.silenceRatio":
-            "in 0.8.17 by rhythm.beats.silenceDepth, decibels under the loud frames (default 70), which no longer depends on the recording's gain",
-    ]
+    static let replacedSettings: [String: String] = {
+        let silenceDepth =
+            "in 0.8.17 by rhythm.beats.silenceDepth, decibels under the loud frames (default 70), which no longer depends on the recording's gain"
+        // The grouped key and the flat one of 0.7 and earlier.
+        return ["rhythm.beats.silenceRatio": silenceDepth, "rhythm.silenceRatio": silenceDepth]
+    }()
 
     /// The largest configuration file read, bytes (a configuration holds only the settings that
     /// differ from the defaults: a few hundred bytes; a pipe that never ends is refused).

@@ -383,7 +383,7 @@ public struct StructureAnalyzer: Sendable {
             return e.isEmpty ? 0 : e.reduce(0, +) / Double(e.count)
         }
         let lengths = (0..<sectionStarts.count).map { edges[bounds[$0 + 1]] - edges[bounds[$0]] }
-        let functions = Self.functions(labels: labelIndices, energy: energy, lengths: lengths)
+        let functions = Self.functions(labels: labelIndices, energy: energy, lengths: lengths).map(\.rawValue)
 
         func ranges(_ starts: [Int]) -> [TimeRange] {
             let b = starts + [n]
@@ -667,9 +667,9 @@ public struct StructureAnalyzer: Sendable {
     /// is short or quieter than the mean, the last likewise the outro; a label
     /// appearing once elsewhere is a bridge in the second half of the piece and `other` before it.
     /// A single section is `other`.
-    static func functions(labels: [Int], energy: [Double], lengths: [Double]) -> [String] {
+    static func functions(labels: [Int], energy: [Double], lengths: [Double]) -> [SectionFunction] {
         let n = labels.count
-        guard n > 1 else { return [String](repeating: SectionFunction.other.rawValue, count: n) }
+        guard n > 1 else { return [SectionFunction](repeating: .other, count: n) }
         var counts: [Int: Int] = [:]
         var labelEnergy: [Int: Double] = [:]
         for (l, e) in zip(labels, energy) { counts[l, default: 0] += 1; labelEnergy[l, default: 0] += e }
@@ -682,22 +682,22 @@ public struct StructureAnalyzer: Sendable {
         let total = lengths.reduce(0, +)
         let meanLength = total / Double(n)
         let meanEnergy = energy.reduce(0, +) / Double(max(1, energy.count))
-        var out = [String](repeating: SectionFunction.other.rawValue, count: n)
+        var out = [SectionFunction](repeating: .other, count: n)
         var elapsed = 0.0
         for s in 0..<n {
             let l = labels[s]
             let once = (counts[l] ?? 0) == 1
             let quietOrShort = lengths[s] < 0.75 * meanLength || energy[s] < meanEnergy
             if l == chorus {
-                out[s] = SectionFunction.chorus.rawValue
+                out[s] = .chorus
             } else if !once {
-                out[s] = SectionFunction.verse.rawValue
+                out[s] = .verse
             } else if s == 0 && quietOrShort {
-                out[s] = SectionFunction.intro.rawValue
+                out[s] = .intro
             } else if s == n - 1 && quietOrShort {
-                out[s] = SectionFunction.outro.rawValue
+                out[s] = .outro
             } else if elapsed + 0.5 * lengths[s] > 0.5 * total {
-                out[s] = SectionFunction.bridge.rawValue
+                out[s] = .bridge
             }
             elapsed += lengths[s]
         }
