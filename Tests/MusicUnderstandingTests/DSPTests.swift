@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MusicUnderstanding
 
-/// The shared DSP units (`PeakPicking`, `Smoothing`) on small curves with known answers.
+/// The shared DSP units (`PeakPicking`, `Smoothing`, `FollowingLevel`, `MusicSpan`) on small curves with known answers.
 @Suite struct DSPTests {
     /// Local maxima over a radius: a lower neighbour within the radius hides a peak, equal values
     /// keep the first, and zero or negative values are never peaks.
@@ -12,6 +12,34 @@ import Testing
         #expect(PeakPicking.localMaxima(x, radius: 2) == [1, 6, 11])
         #expect(PeakPicking.localMaxima([0, 0, -2], radius: 1).isEmpty)
         #expect(PeakPicking.localMaxima([], radius: 3).isEmpty)
+    }
+
+    /// A following level keeps its fixed level for a loud master and before anything sounded,
+    /// follows a quiet master's loudest level at its depth, stops at its lowest, and stays fixed
+    /// with the depth 0.
+    @Test func followingLevelFollowsOnlyQuietMasters() {
+        let floor = FollowingLevel(fixed: -80, depth: 60, lowest: -160)
+        #expect(floor.level(loudest: -.infinity) == -80)
+        #expect(floor.level(loudest: -10) == -80)
+        #expect(floor.level(loudest: -44) == -104)
+        #expect(floor.level(loudest: -130) == -160)
+        #expect(FollowingLevel(fixed: -80, depth: 0).level(loudest: -44) == -80)
+        #expect(FollowingLevel(fixed: -60, depth: 40).level(loudest: -300) == -340)
+    }
+
+    /// The music span reads the loud level measured once with the onset features: the same span
+    /// as from the levels alone, and it moves with the features' levels.
+    @Test func musicSpanReadsTheOnsetFeaturesLoudLevel() {
+        let rate = 100.0
+        let levels = [Float](repeating: -240, count: 100) + [Float](repeating: -20, count: 300) + [Float](repeating: -240, count: 100)
+        var onset = OnsetFeatures(frameRate: rate, strength: [Float](repeating: 0, count: levels.count), level: levels)
+        #expect(onset.loudLevel == -20)
+        let span = MusicSpan().span(onset, duration: 5)
+        #expect(abs(span.start - 1) < 1e-9 && abs(span.end - 4) < 1e-9)
+        #expect(span == MusicSpan().span(levels: levels, frameRate: rate, duration: 5))
+        onset.level = [Float](repeating: -30, count: levels.count)
+        #expect(onset.loudLevel == -30)
+        #expect(MusicSpan().span(onset, duration: 5) == (0, 5))
     }
 
     /// Three-point maxima: plateaus count unless `strict`; an end compares with its one neighbour.

@@ -28,12 +28,24 @@ struct MusicSpan: Sendable {
 
     var settings = Settings()
 
+    /// Where the music sounds in `onset`'s frames (``span(levels:loud:frameRate:duration:)`` on
+    /// its ``OnsetFeatures/level`` and ``OnsetFeatures/loudLevel``).
+    func span(_ onset: OnsetFeatures, duration: Double) -> (start: Double, end: Double) {
+        span(levels: onset.level, loud: onset.loudLevel, frameRate: onset.frameRate, duration: duration)
+    }
+
     /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the frame
     /// `levels` in decibels (``OnsetFeatures/level``, frame `i` centred at `i / frameRate`);
     /// `(0, duration)` when the ends are not silent long enough, or when nothing sounds at all.
     func span(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
+        span(levels: levels, loud: OnsetFeatures.loudLevel(of: levels), frameRate: frameRate, duration: duration)
+    }
+
+    /// ``span(levels:frameRate:duration:)`` with the loud frames' level already measured: `loud`
+    /// is the 95th percentile of `levels` (``OnsetFeatures/loudLevel``), `nil` without levels.
+    func span(levels: [Float], loud: Float?, frameRate: Double, duration: Double) -> (start: Double, end: Double) {
         let whole = (start: 0.0, end: max(0, duration))
-        guard frameRate > 0, duration > 0, let loud = Smoothing.quantile(levels, 0.95) else { return whole }
+        guard frameRate > 0, duration > 0, let loud else { return whole }
         let silence = loud - Float(settings.depth)
         let n = Int((settings.minimumSeconds * frameRate).rounded())
         let opening = max(silence, noiseFloorThreshold(edge: levels.prefix(n), loud: loud))

@@ -150,9 +150,10 @@ final class MelBandAccumulator: SpectralFrameConsumer {
     private let coefficientCount: Int
     private let framesPerVector: Int
     private let powerScale: Float  // (4 / frameSize)², magnitude² → normalised power
-    private let inverseFloor: Float
-    private let inverseDepth: Float  // 10^(floorBelowLoudest / 10), 0 when off
+    private let floor: FollowingLevel  // the compression floor, dB of band energy
     private var loudest: Float = 0  // loudest band energy so far
+    private let inverseFixedFloor: Float  // 1 / energyFloor
+    private var inverseFloor: Float  // 1 / the floor at `loudest`, in band-energy units
     private var energies: [Float]  // the current frame's band energies
     // Sparse filterbank: band b covers bins bandStart[b] ..< bandStart[b] + bandLength[b],
     // weights at weights[weightOffset[b] ...].
@@ -180,8 +181,11 @@ final class MelBandAccumulator: SpectralFrameConsumer {
         framesPerVector = max(1, settings.framesPerVector)
         let scale = 4 / Float(configuration.frameSize)
         powerScale = scale * scale
-        inverseFloor = 1 / max(settings.energyFloor, .leastNormalMagnitude)
-        inverseDepth = settings.floorBelowLoudest > 0 ? Float(pow(10, Double(min(settings.floorBelowLoudest, 200)) / 10)) : 0
+        // At most 60 dB under `energyFloor`, so near-silence (dither) keeps a floor.
+        let fixed = 10 * log10(max(settings.energyFloor, .leastNormalMagnitude))
+        floor = FollowingLevel(fixed: fixed, depth: max(0, min(settings.floorBelowLoudest, 200)), lowest: fixed - 60)
+        inverseFixedFloor = 1 / max(settings.energyFloor, .leastNormalMagnitude)
+        inverseFloor = inverseFixedFloor
         pooled = [Float](repeating: 0, count: bandCount)
         energies = [Float](repeating: 0, count: bandCount)
         dct = Self.dctTable(coefficients: 0..<coefficientCount, bands: bandCount)
@@ -265,9 +269,12 @@ final class MelBandAccumulator: SpectralFrameConsumer {
                 }
             }
         }
-        loudest = max(loudest, frameLoudest)
-        // At most 60 dB under `energyFloor`, so near-silence (dither) keeps a floor.
-        let invFloor = min(max(inverseFloor, loudest > 0 ? inverseDepth / loudest : 0), inverseFloor * 1e6)
+        if frameLoudest > loudest {
+            loudest = frameLoudest
+            let level = floor.level(loudest: 10 * log10(loudest))
+            inverseFloor = level < floor.fixed ? Float(pow(10, -Double(level) / 10)) : inverseFixedFloor
+        }
+        let invFloor = inverseFloor
         energies.withUnsafeBufferPointer { e in
             pooled.withUnsafeMutableBufferPointer { acc in
                 for b in 0..<bandCount { acc[b] += log10(1 + e[b] * invFloor) }

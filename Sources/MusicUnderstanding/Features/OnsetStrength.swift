@@ -50,7 +50,13 @@ public struct OnsetFeatures: Sendable {
     /// spectrum (−240 for digital silence), one value per frame aligned like `energy`. Unlike
     /// `energy`, whose semitone bands crowd the low bins, it weighs the spectrum as a level meter
     /// does: a soft high note is as loud here as its power. Empty when not computed.
-    public var level: [Float]
+    public var level: [Float] {
+        didSet { loudLevel = Self.loudLevel(of: level) }
+    }
+    /// The level of the loud frames: the 95th percentile of ``level``, dB; `nil` without levels.
+    /// The silence tests measure their depth from it (``MusicSpan``, rhythm's silent beats), so
+    /// a recording played quieter keeps its silences.
+    public private(set) var loudLevel: Float?
     /// Creates onset features (mostly for tests).
     public init(
         frameRate: Double, strength: [Float], lowStrength: [Float] = [], relativeFlux: [Float] = [],
@@ -63,6 +69,7 @@ public struct OnsetFeatures: Sendable {
         self.relativeFlux = relativeFlux
         self.energy = energy
         self.level = level
+        self.loudLevel = Self.loudLevel(of: level)
         self.highStrength = highStrength
         self.highEnergy = highEnergy
         self.linearStrength = linearStrength
@@ -70,6 +77,9 @@ public struct OnsetFeatures: Sendable {
 
     /// Number of frames of the curves.
     public var count: Int { strength.count }
+
+    /// The 95th percentile of `level`, ``loudLevel``.
+    static func loudLevel(of level: [Float]) -> Float? { Smoothing.quantile(level, 0.95) }
 }
 
 /// Settings of the onset-strength computation.

@@ -9,13 +9,13 @@ import Foundation
 /// Method, per STFT frame: the magnitude spectrum between ``PitchFluctuationAccumulator/lowest``
 /// and ``PitchFluctuationAccumulator/highest`` Hz is resampled to a log-frequency grid of 25
 /// cents (linear interpolation of the bins), compressed to dB (floor −80 dB re full scale, lower
-/// for a quiet recording: ``PitchFluctuationAccumulator/floor(reference:)``) and
+/// for a quiet recording: ``PitchFluctuationAccumulator/floor``) and
 /// cut into overlapping one-octave subbands (half-octave hop). Each subband is compared with the
 /// same subband two frames (23 ms) earlier by normalised cross-correlation over shifts of
 /// ±4 grid steps (±100 cents); the shift of the correlation peak (parabolic interpolation) is
 /// the subband's pitch motion. Subbands whose correlation peak is below 0.5 (onsets, noise
 /// changing), whose spectrum is flat (no partials: peak-to-mean under 12 dB) or whose peak is
-/// below ``PitchFluctuationAccumulator/gate(reference:)`` are skipped. The floor and the gate
+/// below ``PitchFluctuationAccumulator/gate`` are skipped. The floor and the gate
 /// follow the loudest partial so far below a loud master's level, so a recording played 24 dB
 /// quieter keeps its vocal cue (docs/analyses/instrument-activity.md, "Quiet recordings").
 ///
@@ -61,26 +61,17 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
     private var used: [Float] = []
     private var tried: [Float] = []
     private var frameIndex = 0
-    // Loudest grid value so far, dB re full scale (``gate(reference:)``).
+    // Loudest grid value so far, dB re full scale (``gate``, ``floor``).
     private var reference: Float = -.infinity
 
-    /// Level a subband's peak must exceed to be compared, dB re full scale: −60, or
-    /// ``gateBelowLoudest`` under the loudest grid value so far when that is lower (a quietly
-    /// mastered recording is read as one whose loudest partial peaks at −20 dB).
-    static func gate(reference: Float) -> Float {
-        reference.isFinite ? min(-60, reference - gateBelowLoudest) : -60
-    }
+    /// Level a subband's peak must exceed to be compared, dB re full scale: −60, or 40 dB under
+    /// the loudest grid value so far when that is lower (a quietly mastered recording is read as
+    /// one whose loudest partial peaks at −20 dB).
+    static let gate = FollowingLevel(fixed: -60, depth: 40)
 
-    /// Floor of the grid, dB re full scale: −80, or ``floorBelowLoudest`` under the loudest grid
-    /// value so far when that is lower (at most 160 dB down).
-    static func floor(reference: Float) -> Float {
-        reference.isFinite ? max(-160, min(-80, reference - floorBelowLoudest)) : -80
-    }
-
-    /// Decibels under the loudest grid value so far at which ``gate(reference:)`` follows it (40).
-    static let gateBelowLoudest: Float = 40
-    /// Decibels under the loudest grid value so far at which ``floor(reference:)`` follows it (60).
-    static let floorBelowLoudest: Float = 60
+    /// Floor of the grid, dB re full scale: −80, or 60 dB under the loudest grid value so far
+    /// when that is lower (at most 160 dB down).
+    static let floor = FollowingLevel(fixed: -80, depth: 60, lowest: -160)
 
     init(configuration: FeatureConfiguration) {
         frameRate = configuration.frameRate
@@ -125,7 +116,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
             }
         }
         if loudest > 0 { reference = max(reference, 20 * log10(loudest)) }
-        let floor = Self.floor(reference: reference), floorAmplitude = Float(pow(10, Double(floor) / 20))
+        let floor = Self.floor.level(loudest: reference), floorAmplitude = Float(pow(10, Double(floor) / 20))
         grids.withUnsafeMutableBufferPointer { g in
             power.withUnsafeMutableBufferPointer { pw in
                 let base = current * count
@@ -136,7 +127,7 @@ final class PitchFluctuationAccumulator: SpectralFrameConsumer {
                 }
             }
         }
-        let gate = Self.gate(reference: reference)
+        let gate = Self.gate.level(loudest: reference)
         guard analysed >= 2 else { return }
         grids.withUnsafeBufferPointer { g in
             power.withUnsafeBufferPointer { pw in

@@ -27,9 +27,9 @@ extension RhythmAnalyzer {
     /// The bars of `times` in a texture `impulsiveShare` of the way from legato to impulsive
     /// (``impulsiveShare(onset:curve:)``, which weighs the accents); with
     /// ``Configuration/DownbeatSettings/completesLastBar``, beats are appended to `times` and `beats` up to
-    /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:level:silence:frameRate:radius:)``).
+    /// the end of the last bar (``completeLastBar(_:frames:lastDownbeat:beatsPerBar:silence:frameRate:radius:)``).
     func findBars(
-        _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: Float?, impulsiveShare: Float
+        _ times: inout [Double], beats: inout TrackedBeats, onset: OnsetFeatures, harmony: FrameFeature?, silence: SilenceGate?, impulsiveShare: Float
     ) -> FoundBars {
         var found = FoundBars()
         let downbeats = DownbeatTracker(configuration: configuration)
@@ -53,7 +53,7 @@ extension RhythmAnalyzer {
             if configuration.downbeats.completesLastBar, let last = decoded.downbeatIndices.last {
                 completeLastBar(
                     &times, frames: &beats.frames, lastDownbeat: last, beatsPerBar: decoded.beatsPerBar,
-                    level: onset.level, silence: silence, frameRate: onset.frameRate, radius: beats.radius)
+                    silence: silence, frameRate: onset.frameRate, radius: beats.radius)
             }
         }
         return found
@@ -61,22 +61,22 @@ extension RhythmAnalyzer {
 
     /// Appends beats at the period of the last 4 beats until the bar that begins at beat index
     /// `lastDownbeat` holds `beatsPerBar` beats, stopping at the first that would fall in silence
-    /// (no frame within `radius` at or above `silence`, ``silenceThreshold(_:)``) or past the end of the input (see ``Configuration/DownbeatSettings/completesLastBar``).
+    /// (no frame within `radius` sounds through `silence`, ``silenceGate(_:)``) or past the end of
+    /// the input (see ``Configuration/DownbeatSettings/completesLastBar``); `nil` appends none.
     func completeLastBar(
         _ times: inout [Double], frames: inout [Int], lastDownbeat: Int, beatsPerBar: Int,
-        level: [Float], silence: Float?, frameRate: Double, radius: Int
+        silence: SilenceGate?, frameRate: Double, radius: Int
     ) {
         let after = times.count - 1 - lastDownbeat
-        guard beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !level.isEmpty else { return }
+        guard let silence, beatsPerBar >= 2, after >= 0, after < beatsPerBar - 1, times.count >= 3, !silence.level.isEmpty else { return }
         let step = min(4, times.count - 1)
         let period = (times[times.count - 1] - times[times.count - 1 - step]) / Double(step)
         guard period > 0 else { return }
-        guard let threshold = silence else { return }
         for _ in 0..<(beatsPerBar - 1 - after) {
             guard let lastTime = times.last else { return }
             let t = lastTime + period
             let f = Int((t * frameRate).rounded())
-            guard f + radius < level.count, sounds(at: f, level: level, threshold: threshold, radius: radius) else { return }
+            guard f + radius < silence.level.count, silence.sounds(at: f, radius: radius) else { return }
             times.append(t)
             frames.append(f)
         }

@@ -14,13 +14,33 @@ extension RhythmAnalyzer {
         var radius: Int
     }
 
+    /// Where the input is silent for rhythm: the frame level (``OnsetFeatures/level``, dB) and
+    /// the level under which a frame is silent (``Configuration/BeatSettings/silenceDepth`` under
+    /// the loud frames' level). Silent beats are dropped and the last bar is not completed into
+    /// silence (a pause between movements, the end of the music).
+    struct SilenceGate: Sendable {
+        /// The frame level, dB.
+        let level: [Float]
+        /// The level under which a frame is silent, dB; infinite when the input is digital
+        /// silence throughout.
+        let threshold: Float
+
+        /// Whether a frame within `radius` of `frame` reaches ``threshold`` (the music sounds
+        /// there); false for a frame outside the level.
+        func sounds(at frame: Int, radius: Int) -> Bool {
+            let lo = max(0, frame - radius), hi = min(level.count - 1, frame + radius)
+            guard lo <= hi else { return false }
+            for i in lo...hi where level[i] >= threshold { return true }
+            return false
+        }
+    }
+
     /// Beats tracked on `activation` around `period` (between `period / tempoRange` and
     /// `period * tempoRange` frames), trimmed to the music's activity on `curve`
     /// (``trimToActivity(_:curve:radius:)``) and without silent beats
-    /// (``removeSilentBeats(_:level:radius:threshold:)`` at `silence`, on the frame `level`), with
-    /// the radius of their beat-state window.
+    /// (``removeSilentBeats(_:silence:radius:)``), with the radius of their beat-state window.
     func trackBeats(
-        around period: Double, activation: [Float], curve: [Float], level: [Float], silence: Float?, impulsiveShare: Float
+        around period: Double, activation: [Float], curve: [Float], silence: SilenceGate?, impulsiveShare: Float
     ) -> TrackedBeats {
         let tracker = BeatTracker(settings: configuration.beats, impulsiveShare: impulsiveShare)
         let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
@@ -30,7 +50,7 @@ extension RhythmAnalyzer {
         // onset support of a beat is looked for in that window when trimming.
         let radius = max(configuration.placement.refinementRadius, Int((period / configuration.beats.observationLambda).rounded()))
         frames = trimToActivity(frames, curve: curve, radius: radius)
-        frames = removeSilentBeats(frames, level: level, radius: radius, threshold: silence)
+        frames = removeSilentBeats(frames, silence: silence, radius: radius)
         return TrackedBeats(frames: frames, radius: radius)
     }
 
@@ -168,29 +188,20 @@ extension RhythmAnalyzer {
         beats.map { PeakPicking.windowMaximum(curve, around: $0, radius: radius) }
     }
 
-    /// Removes beats inside silent stretches (a pause between movements): beats where the
-    /// frame level (``OnsetFeatures/level``, dB) within `radius` frames stays below `threshold`,
-    /// ``silenceThreshold(_:)``; `nil` keeps every beat.
-    func removeSilentBeats(_ beats: [Int], level: [Float], radius: Int, threshold: Float?) -> [Int] {
-        guard !beats.isEmpty, let threshold else { return beats }
-        return beats.filter { sounds(at: $0, level: level, threshold: threshold, radius: radius) }
+    /// Removes beats inside silent stretches (a pause between movements): beats with no frame
+    /// within `radius` that sounds through `silence` (``silenceGate(_:)``); `nil` keeps every beat.
+    func removeSilentBeats(_ beats: [Int], silence: SilenceGate?, radius: Int) -> [Int] {
+        guard !beats.isEmpty, let silence else { return beats }
+        return beats.filter { silence.sounds(at: $0, radius: radius) }
     }
 
-    /// ``Configuration/BeatSettings/silenceDepth`` decibels under the 95th percentile of the frame
-    /// `level`: a depth, so a recording played quieter keeps the same beats (docs/analyses/rhythm.md,
-    /// "Silence as a depth"). `nil` without levels or with the depth 0; infinite when the input is
-    /// digital silence throughout.
-    func silenceThreshold(_ level: [Float]) -> Float? {
+    /// The silence of `onset`: ``Configuration/BeatSettings/silenceDepth`` decibels under its loud
+    /// frames' level (``OnsetFeatures/loudLevel``), a depth, so a recording played quieter keeps
+    /// the same beats (docs/analyses/rhythm.md, "Silence as a depth"). `nil` without levels or
+    /// with the depth 0.
+    func silenceGate(_ onset: OnsetFeatures) -> SilenceGate? {
         let depth = configuration.beats.silenceDepth
-        guard depth > 0, let loud = Smoothing.quantile(level, 0.95) else { return nil }
-        return loud > -230 ? loud - Float(depth) : .infinity
-    }
-
-    /// Whether a frame within `radius` of `frame` reaches `threshold` (the music sounds there).
-    func sounds(at frame: Int, level: [Float], threshold: Float, radius: Int) -> Bool {
-        let lo = max(0, frame - radius), hi = min(level.count - 1, frame + radius)
-        guard lo <= hi else { return false }
-        for i in lo...hi where level[i] >= threshold { return true }
-        return false
+        guard depth > 0, let loud = onset.loudLevel else { return nil }
+        return SilenceGate(level: onset.level, threshold: loud > -230 ? loud - Float(depth) : .infinity)
     }
 }

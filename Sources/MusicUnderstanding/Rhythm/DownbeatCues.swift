@@ -119,7 +119,7 @@ extension DownbeatTracker {
     /// rounded. The local period is the median of the nine intervals around (fewer at the ends).
     ///
     /// The beat tracker leaves no beats in a rest or a held fermata where nothing sounds
-    /// (``RhythmAnalyzer/trackBeats(around:activation:curve:energy:silence:impulsiveShare:)``), but the metre goes
+    /// (``RhythmAnalyzer/trackBeats(around:activation:curve:silence:impulsiveShare:)``), but the metre goes
     /// on through it: the bar pointer of Krebs, Böck & Widmer (2015, "An efficient state-space
     /// model for joint tempo and meter tracking", ISMIR, sec. 2) advances with time, not with
     /// detected beats. Counting the skipped beats keeps the bar position across the gap, where

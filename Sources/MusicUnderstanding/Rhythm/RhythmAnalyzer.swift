@@ -81,12 +81,12 @@ public struct RhythmAnalyzer: Sendable {
             curve, onset: onset, impulsiveShare: impulsive, pulseFromHarmonicChange: tempo.pulseFromHarmonicChange,
             harmonicChange: chordChange, harmonicRate: chordRate)
         let activation = makeActivation(followed, frameRate: fps, impulsiveShare: impulsive)
-        // 4. Beats tracked around the tempo; the silence level of the input is shared by the
+        // 4. Beats tracked around the tempo; the silence of the input is shared by the
         // silent-beat removal and the last bar.
-        let silence = silenceThreshold(onset.level)
-        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:level:silence:impulsiveShare:)``).
+        let silence = silenceGate(onset)
+        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:silence:impulsiveShare:)``).
         func track(around period: Double) -> TrackedBeats {
-            trackBeats(around: period, activation: activation, curve: curve, level: onset.level, silence: silence, impulsiveShare: impulsive)
+            trackBeats(around: period, activation: activation, curve: curve, silence: silence, impulsiveShare: impulsive)
         }
         var beats = track(around: tempo.period)
         // 5. The level at half or a third of the period, when its beats are the more salient to a listener.
@@ -143,7 +143,7 @@ public struct RhythmAnalyzer: Sendable {
     /// stops) widened by 50 ms, about a frame's half window, either side; `nil` when neither trims
     /// anything.
     func soundingSpan(_ pulsed: ClosedRange<Double>?, onset: OnsetFeatures, duration: Double) -> ClosedRange<Double>? {
-        let music = MusicSpan().span(levels: onset.level, frameRate: onset.frameRate, duration: duration)
+        let music = MusicSpan().span(onset, duration: duration)
         let slack = 0.05
         let sounding = (music.start > 0 ? music.start - slack : -Double.infinity)...(music.end < duration ? music.end + slack : Double.infinity)
         guard let pulsed else { return sounding.lowerBound.isFinite || sounding.upperBound.isFinite ? sounding : nil }

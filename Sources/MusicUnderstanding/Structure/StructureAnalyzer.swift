@@ -168,7 +168,7 @@ public struct StructureAnalyzer: Sendable {
         let settings = MusicSpan.Settings(
             depth: configuration.silenceDepth, minimumSeconds: configuration.minimumSilenceSeconds,
             noiseFloorDepth: configuration.noiseFloorDepth)
-        let span = MusicSpan(settings: settings).span(levels: onset.level, frameRate: onset.frameRate, duration: features.duration)
+        let span = MusicSpan(settings: settings).span(onset, duration: features.duration)
         return SilentEnds().applied(to: music, span: span)
     }
 
