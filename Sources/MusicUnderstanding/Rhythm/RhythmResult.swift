@@ -13,6 +13,10 @@ public struct RhythmResult: Sendable, Codable {
     public var beatsPerBar: Int?
     /// The reported tempo and its octave alternatives (half and double), each with a confidence;
     /// the reported tempo first, confidences summing to 1. Extra field; `nil` without a tempo.
+    ///
+    /// A confidence is the periodicity evidence of the onsets alone (``TempoCandidate/confidence``);
+    /// the reported tempo is chosen with more than that (which level's beats are the more salient,
+    /// the window votes, the meter), so an alternative may carry the higher confidence.
     public var tempoCandidates: [TempoCandidate]?
     /// The local tempo over time, BPM, at every bar line (every fourth beat without bars); each
     /// value from the median beat interval of the ``RhythmAnalyzer/Configuration/TempoCurveSettings/tempoCurveWindowBeats``
@@ -74,7 +78,8 @@ public struct RhythmResult: Sendable, Codable {
 public struct TempoCandidate: Sendable, Codable, Hashable {
     /// The tempo of this level, BPM.
     public var beatsPerMinute: Double
-    /// Share of the candidates' summed periodicity scores, 0...1.
+    /// Share of the candidates' summed periodicity scores, 0...1: how periodic the onsets are at
+    /// this tempo, not how likely a listener is to tap it.
     public var confidence: Double
 
     /// Creates a candidate.
