@@ -135,9 +135,7 @@ enum AnalyzeCommand {
         if args[\.album] && !args[\.writeTags] { Cadenza.usageFailure("--album needs --write-tags (it writes album gain tags)", spec) }
         let tagger =
             args[\.writeTags]
-            ? FileTagger(
-                notation: args[\.keyNotation] ?? .standard,
-                peak: args[\.truePeak] ? .truePeak : .sample) : nil
+            ? BatchTagger(keyNotation: args[\.keyNotation] ?? .standard, peak: args[\.truePeak] ? .truePeak : .sample) : nil
         var finishing: (@Sendable (Report) -> Report)?
         if let tagger { finishing = { report in tagger.tag(report) } }
         let types = requested.isEmpty ? AnalysisType.available : requested
@@ -183,26 +181,13 @@ enum AnalyzeCommand {
             job.cancel()
             tagger?.cancel()
         }
-        if args[\.album], let tagger {
-            tagger.album = AlbumTagger(inputs: job.inputs, peak: tagger.peak)
-        }
+        if args[\.album], let tagger { tagger.groupAlbums(job.inputs) }
         let summary = await job.run { event in
             if case .planned(let plan) = event, let tagger {
+                // A kept report's tags are written when the file lacks them: a failed tagging
+                // is retried, and --write-tags added to an analysed folder tags it.
                 for input in plan.current {
-                    let reportPath = job.reportPath(for: input)
-                    var kept = reportPath.flatMap(readReport)
-                    // A kept report's tags are written when the file lacks them: a failed tagging
-                    // is retried, and --write-tags added to an analysed folder tags it.
-                    if let report = kept, let reportPath, let retagged = tagger.tagKept(report) {
-                        kept = retagged
-                        do throws(ReportSink.WriteError) { try sink.write(retagged, reportPath: reportPath) } catch {
-                            printError("error: \(sanitized(input)): cannot update its report after tagging: \(sanitized(error.description))")
-                        }
-                    }
-                    if let failure = tagger.takeFailure(input) { printError("error: \(sanitized(failure))") }
-                    // Tracks whose report is kept still belong to their album: their loudness is read
-                    // from the kept report (a folder sink), else their album is left untagged.
-                    tagger.album?.recordKept(input, report: kept)
+                    for message in tagger.tagKept(input, reportPath: job.reportPath(for: input), sink: sink) { printError(message) }
                 }
             }
             if case .inputFinished(let path, let report, let writeError) = event {
@@ -228,20 +213,8 @@ enum AnalyzeCommand {
         // The workers are reaped here, not left to exit after this process (their CPU time then
         // counts as this process's children's).
         producer?.stopWorkers()
-        if let album = tagger?.album {
-            // Album tags changed files whose reports were written before: record their new stamp.
-            for input in album.retaggedBeforeTheirReport() {
-                guard let reportPath = job.reportPath(for: input), var kept = readReport(reportPath),
-                    let stamp = FileStamp.of(path: input)
-                else { continue }
-                kept.source.size = stamp.size
-                kept.source.modified = stamp.modified
-                do throws(ReportSink.WriteError) { try sink.write(kept, reportPath: reportPath) } catch {
-                    printError("error: \(sanitized(input)): cannot update its report after album tagging: \(sanitized(error.description))")
-                }
-            }
-            for message in album.messages() { printError(message) }
-        }
+        // Album tags changed files whose reports were written before: their reports get the new stamp.
+        for message in tagger?.finish(reportPath: { job.reportPath(for: $0) }, sink: sink) ?? [] { printError(message) }
         let totals = progress.finish()
         do throws(ReportSink.WriteError) { try writer?.finish() } catch { printError("error: cannot write output: \(sanitized(error.description))") }
         if let failure = summary.outputFailure, !summary.interrupted {
@@ -251,180 +224,6 @@ enum AnalyzeCommand {
         if let tagger, tagger.failures > 0, summary.exitStatus == 0 { return 1 }
         return summary.exitStatus
     }
-}
-
-/// `--write-tags`: tags each analysed file through the library's ``TagWriter/tag(_:keyNotation:)``
-/// and keeps each failure until the input's event prints it.
-final class FileTagger: Sendable {
-    let notation: TagWriter.KeyNotation
-    let peak: TagWriter.PeakKind
-    /// Album gain per folder (`--album`); set before the batch runs.
-    nonisolated(unsafe) var album: AlbumTagger?
-    private struct State {
-        var failures = 0
-        var messages: [String: String] = [:]
-        var cancelled = false
-    }
-    private let state = Locked(State())
-    init(notation: TagWriter.KeyNotation, peak: TagWriter.PeakKind) {
-        self.notation = notation
-        self.peak = peak
-    }
-    var failures: Int { state.withLock { $0.failures } }
-
-    /// Stops tagging: a write in progress removes its working copy and leaves the file as it was.
-    func cancel() { state.withLock { $0.cancelled = true } }
-
-    /// The report with the tagged file's stamp (the report as it is for an error record or a failure).
-    func tag(_ report: Report) -> Report {
-        guard report.error == nil else {
-            album?.recordFailure(report.source.path)
-            return report
-        }
-        // The track that completes its album gets its album tags in the same write.
-        let albumTags = album?.record(report) ?? [:]
-        return tagged(report, extraTags: albumTags)
-    }
-
-    /// A kept report of a resumed batch (its input not analysed again): its tags are written when
-    /// the file lacks them (tagging failed last time, or `--write-tags` is new to this folder). The
-    /// report with the tagged file's new stamp when the file was rewritten, else `nil`.
-    func tagKept(_ report: Report) -> Report? {
-        guard report.error == nil else { return nil }
-        let result = tagged(report, extraTags: [:])
-        return result.source.modified != report.source.modified || result.source.size != report.source.size ? result : nil
-    }
-
-    private func tagged(_ report: Report, extraTags: [String: String]) -> Report {
-        let state = self.state
-        do throws(TagWriteError) {
-            return try TagWriter().tag(
-                report, keyNotation: notation, peak: peak, extraTags: extraTags, isCancelled: { state.withLock { $0.cancelled } })
-        } catch {
-            state.withLock {
-                $0.failures += 1; $0.messages[report.source.path] = error.description
-            }
-            return report
-        }
-    }
-
-    /// The failure to tag `path`, once.
-    func takeFailure(_ path: String) -> String? { state.withLock { $0.messages.removeValue(forKey: path) } }
-}
-
-/// A report file read back (a kept report of a resumed batch); `nil` when it cannot be read.
-func readReport(_ path: String) -> Report? {
-    guard let data = FilePath.contents(path) else { return nil }
-    return try? JSONLineDecoder().decode(Report.self, from: data)
-}
-
-/// `--album`: ReplayGain 2.0 album gain and peak, one album per folder (the folder of each input).
-///
-/// Each album collects its tracks' loudness (``AlbumLoudness``: the gating blocks of all tracks
-/// together) as they finish. The track that completes the album is tagged with its album tags
-/// in the same write as its track tags; the album's other tracks are tagged then, and their
-/// reports, written earlier, get their new file stamp after the batch. An album with a failed
-/// track (or one whose report cannot be read back) gets no album tags, and a message says why.
-final class AlbumTagger: Sendable {
-    private struct Album {
-        var remaining: Int
-        var loudness = AlbumLoudness()
-        var tracks: [(path: String, codec: String?)] = []
-        var failed: [String] = []
-    }
-    private struct State {
-        var albums: [String: Album] = [:]
-        var retagged: [String] = []
-        var messages: [String] = []
-    }
-    let peak: TagWriter.PeakKind
-    private let state: Locked<State>
-
-    /// Albums of `inputs`, grouped by folder (standard input belongs to none).
-    init(inputs: [String], peak: TagWriter.PeakKind) {
-        self.peak = peak
-        var albums: [String: Album] = [:]
-        for input in inputs where input != "-" {
-            albums[Self.folder(of: input), default: Album(remaining: 0)].remaining += 1
-        }
-        state = Locked(State(albums: albums))
-    }
-
-    static func folder(of path: String) -> String { (path as NSString).deletingLastPathComponent }
-
-    /// A track that could not be analysed: its album gets no album tags.
-    func recordFailure(_ path: String) {
-        _ = finish(path) { album in album.failed.append(path) }
-    }
-
-    /// A track whose report was kept (not analysed again), with that report when it could be read.
-    func recordKept(_ path: String, report: Report?) {
-        let tags = finish(path) { album in
-            guard let report, report.error == nil, let loudness = report.result?.loudness, album.loudness.add(loudness) else {
-                album.failed.append(path)
-                return
-            }
-            album.tracks.append((path, report.source.codec))
-        }
-        if !tags.isEmpty { writeAlbumTags(tags, to: path) }
-    }
-
-    /// An analysed track, before its tags are written: the album tags for it when it completes
-    /// its album (the other tracks are tagged now), else none.
-    func record(_ report: Report) -> [String: String] {
-        let path = report.source.path
-        return finish(path) { album in
-            guard let loudness = report.result?.loudness, album.loudness.add(loudness) else {
-                album.failed.append(path)
-                return
-            }
-            album.tracks.append((path, report.source.codec))
-        }
-    }
-
-    /// Counts one track of `path`'s album through `update`; when it was the album's last, tags the
-    /// album's other tracks and returns this track's album tags.
-    private func finish(_ path: String, _ update: (inout Album) -> Void) -> [String: String] {
-        let folder = Self.folder(of: path)
-        let complete: Album? = state.withLock { s in
-            guard var album = s.albums[folder] else { return nil }
-            update(&album)
-            album.remaining -= 1
-            s.albums[folder] = album.remaining > 0 ? album : nil
-            return album.remaining > 0 ? nil : album
-        }
-        guard let complete else { return [:] }
-        guard complete.failed.isEmpty else {
-            let count = complete.failed.count, total = complete.failed.count + complete.tracks.count
-            state.withLock {
-                $0.messages.append(
-                    "warning: no album gain for \(sanitized(folder)): \(count) of \(total) tracks have no loudness (\(sanitized(complete.failed[0]))\(count > 1 ? ", ..." : ""))"
-                )
-            }
-            return [:]
-        }
-        var own: [String: String] = [:]
-        for track in complete.tracks {
-            let tags = TagWriter.albumTags(for: complete.loudness, path: track.path, codec: track.codec, peak: peak)
-            if track.path == path { own = tags } else { writeAlbumTags(tags, to: track.path) }
-        }
-        return own
-    }
-
-    private func writeAlbumTags(_ tags: [String: String], to path: String) {
-        guard !tags.isEmpty else { return }
-        do throws(TagWriteError) {
-            if try TagWriter().write(tags, to: path) == .written { state.withLock { $0.retagged.append(path) } }
-        } catch {
-            state.withLock { $0.messages.append("error: \(sanitized(path)): album tags not written: \(sanitized(error.description))") }
-        }
-    }
-
-    /// Tracks given album tags after their report was written (their report needs the new stamp).
-    func retaggedBeforeTheirReport() -> [String] { state.withLock { $0.retagged } }
-
-    /// Warnings and errors of the album step, once the batch is done.
-    func messages() -> [String] { state.withLock { $0.messages } }
 }
 
 /// Whether `path` is `folder` or lies inside it (symbolic links resolved).

@@ -419,6 +419,45 @@ extension WriteTagsCLITests {
         #expect(refused, "a track without its gating blocks cannot join an album")
     }
 
+    /// The library's batch tagger without the CLI: the track that completes its album gets the
+    /// album tags in its own write and the earlier track then, whose report ``BatchTagger/finish(reportPath:sink:)``
+    /// rewrites with the file's new stamp; an album with a failed track gets no album gain, and
+    /// the message says so.
+    @Test func batchTaggerTagsAnAlbumWhenItsLastTrackIsDone() throws {
+        let scratch = try ScratchFolder()
+        for dir in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: scratch.path(dir), withIntermediateDirectories: true)
+            try Self.tone(scratch.path(dir + "/t1.flac"), frequency: 440, seconds: 6, gainDB: -6)
+            try Self.tone(scratch.path(dir + "/t2.flac"), frequency: 660, seconds: 4, gainDB: -12)
+        }
+        let analyzer = FileAnalyzer(types: [.loudness])
+        let inputs = ["a/t1.flac", "a/t2.flac", "b/t1.flac", "b/t2.flac"].map(scratch.path)
+        let tagger = BatchTagger(keyNotation: .standard, peak: .sample)
+        tagger.groupAlbums(inputs)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let sink = ReportSink.directory(scratch.path("out"))
+        let reportPaths = Dictionary(uniqueKeysWithValues: inputs.enumerated().map { ($1, scratch.path("out/\($0).json")) })
+        func reportPath(_ input: String) -> String? { reportPaths[input] }
+        // Album a: both tracks analysed; the first is written before the second completes the album.
+        let first = tagger.tag(analyzer.report(path: inputs[0]))
+        #expect(try TagWriter.read(inputs[0])["REPLAYGAIN_ALBUM_GAIN"] == nil, "the album is not complete yet")
+        try sink.write(first, reportPath: reportPath(inputs[0]))
+        _ = tagger.tag(analyzer.report(path: inputs[1]))
+        let t1 = try TagWriter.read(inputs[0]), t2 = try TagWriter.read(inputs[1])
+        #expect(t1["REPLAYGAIN_ALBUM_GAIN"] != nil && t1["REPLAYGAIN_ALBUM_GAIN"] == t2["REPLAYGAIN_ALBUM_GAIN"], "\(t1) \(t2)")
+        // Album b: its second track fails.
+        _ = tagger.tag(analyzer.report(path: inputs[2]))
+        _ = tagger.tag(Report(path: inputs[3], error: AudioDecodingError.corruptData(path: inputs[3], reason: "test")))
+        #expect(try TagWriter.read(inputs[2])["REPLAYGAIN_TRACK_GAIN"] != nil)
+        #expect(try TagWriter.read(inputs[2])["REPLAYGAIN_ALBUM_GAIN"] == nil)
+        let messages = tagger.finish(reportPath: reportPath, sink: sink)
+        #expect(messages.count == 1 && messages[0].hasPrefix("warning: no album gain for ") && messages[0].contains("1 of 2 tracks"), "\(messages)")
+        let firstReport = try #require(reportPath(inputs[0]))
+        let rewritten = try #require(BatchTagger.readReport(firstReport))
+        #expect(rewritten.source.size == FileStamp.of(path: inputs[0])?.size && rewritten.source.modified == FileStamp.of(path: inputs[0])?.modified)
+        #expect(tagger.failures == 0)
+    }
+
     @Test func albumTagsMatchLoudgainAndResumeKeepsTheTaggedTracks() async throws {
         let scratch = try ScratchFolder()
         for dir in ["a", "lg"] {
