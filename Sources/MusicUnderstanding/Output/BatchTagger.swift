@@ -67,11 +67,13 @@ public final class BatchTagger: Sendable {
             if result.source.modified != report.source.modified || result.source.size != report.source.size {
                 kept = result
                 do throws(ReportSink.WriteError) { try sink.write(result, reportPath: reportPath) } catch {
-                    messages.append("error: \(Self.shown(input)): cannot update its report after tagging: \(Self.shown(error.description))")
+                    messages.append(
+                        "error: \(TerminalText.escapingControlCharacters(input)): cannot update its report after tagging: \(TerminalText.escapingControlCharacters(error.description))"
+                    )
                 }
             }
         }
-        if let failure = takeFailure(input) { messages.append("error: \(Self.shown(failure))") }
+        if let failure = takeFailure(input) { messages.append("error: \(TerminalText.escapingControlCharacters(failure))") }
         // Tracks whose report is kept still belong to their album: their loudness is read from the
         // kept report, else their album is left untagged.
         state.withLock { $0.albums }?.recordKept(input, report: kept)
@@ -92,7 +94,9 @@ public final class BatchTagger: Sendable {
             kept.source.size = stamp.size
             kept.source.modified = stamp.modified
             do throws(ReportSink.WriteError) { try sink.write(kept, reportPath: path) } catch {
-                messages.append("error: \(Self.shown(input)): cannot update its report after album tagging: \(Self.shown(error.description))")
+                messages.append(
+                    "error: \(TerminalText.escapingControlCharacters(input)): cannot update its report after album tagging: \(TerminalText.escapingControlCharacters(error.description))"
+                )
             }
         }
         return messages + albums.messages()
@@ -117,9 +121,6 @@ public final class BatchTagger: Sendable {
         guard let data = FilePath.contents(path) else { return nil }
         return try? JSONLineDecoder().decode(Report.self, from: data)
     }
-
-    /// `text` safe to show on a terminal (``TerminalText/escapingControlCharacters(_:)``).
-    static func shown(_ text: String) -> String { TerminalText.escapingControlCharacters(text) }
 }
 
 /// Album gain, one album per folder (the folder of each input).
@@ -200,10 +201,10 @@ final class AlbumTagger: Sendable {
         guard let complete else { return [:] }
         guard complete.failed.isEmpty else {
             let count = complete.failed.count, total = complete.failed.count + complete.tracks.count
-            let first = BatchTagger.shown(complete.failed[0])
+            let first = TerminalText.escapingControlCharacters(complete.failed[0])
             state.withLock {
                 $0.messages.append(
-                    "warning: no album gain for \(BatchTagger.shown(folder)): \(count) of \(total) tracks have no loudness (\(first)\(count > 1 ? ", ..." : ""))"
+                    "warning: no album gain for \(TerminalText.escapingControlCharacters(folder)): \(count) of \(total) tracks have no loudness (\(first)\(count > 1 ? ", ..." : ""))"
                 )
             }
             return [:]
@@ -221,7 +222,11 @@ final class AlbumTagger: Sendable {
         do throws(TagWriteError) {
             if try TagWriter().write(tags, to: path) == .written { state.withLock { $0.retagged.append(path) } }
         } catch {
-            state.withLock { $0.messages.append("error: \(BatchTagger.shown(path)): album tags not written: \(BatchTagger.shown(error.description))") }
+            state.withLock {
+                $0.messages.append(
+                    "error: \(TerminalText.escapingControlCharacters(path)): album tags not written: \(TerminalText.escapingControlCharacters(error.description))"
+                )
+            }
         }
     }
 
