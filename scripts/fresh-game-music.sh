@@ -7,7 +7,7 @@
 #
 # 1. Downloads the packages' .deb files with `apt-get download` (about 1.8 GB, no install) and
 #    extracts their music into WORKDIR/tracks, named PACKAGE__file (vocal-share.py groups by it).
-# 2. Prints how many tracks get no beats (`analyze --for rhythm`), and the share of each package's
+# 2. Prints how many tracks get no beats, and the share of each package's
 #    time read as vocal with the defaults and with `instrumentActivity.vocalPhraseMotion` 2.5 and
 #    `vocalResidualLevel` -20 (scripts/vocal-share.py; any vocal is false on instrumental music).
 # 3. With --peers: cuts 60 s clips from 20 s in (tracks shorter than 50 s are left out) and runs
@@ -46,8 +46,9 @@ for deb in "$WORK"/debs/*.deb; do
 done
 echo "$(ls "$WORK/tracks" | wc -l) tracks in $WORK/tracks"
 
-"$BIN" analyze --no-progress --for rhythm "$WORK/tracks" > "$WORK/rhythm.ndjson" 2> /dev/null || true
-python3 - "$WORK/rhythm.ndjson" << 'EOF'
+# One run with the defaults serves the beats and the default vocal share.
+"$BIN" analyze --no-progress --for rhythm,instrumentActivity "$WORK/tracks" > "$WORK/defaults.ndjson" 2> /dev/null || true
+python3 - "$WORK/defaults.ndjson" << 'EOF'
 import json, sys
 reports = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 without = [(r["source"]["path"].rsplit("/", 1)[-1], r["source"].get("duration") or 0)
@@ -58,7 +59,7 @@ for name, duration in without:
 EOF
 
 echo "vocal share, defaults:"
-python3 "$HERE/vocal-share.py" "$BIN" "$WORK/tracks" | grep "tracks, median"
+python3 "$HERE/vocal-share.py" --reports "$WORK/defaults.ndjson" | grep "tracks, median"
 echo '{"instrumentActivity": {"vocalPhraseMotion": 2.5, "vocalResidualLevel": -20}}' > "$WORK/phrase.json"
 "$BIN" analyze --no-progress --for instrumentActivity --configuration "$WORK/phrase.json" "$WORK/tracks" \
     > "$WORK/phrase.ndjson" 2> /dev/null || true

@@ -136,6 +136,16 @@ final class AlbumTagger: Sendable {
         var loudness = AlbumLoudness()
         var tracks: [(path: String, codec: String?)] = []
         var failed: [String] = []
+
+        /// Counts the track at `path` with its report's loudness, or as failed when the report is
+        /// missing, an error record, or without loudness the album can use.
+        mutating func add(_ report: Report?, path: String) {
+            guard let report, report.error == nil, let loudness = report.result?.loudness, self.loudness.add(loudness) else {
+                failed.append(path)
+                return
+            }
+            tracks.append((path, report.source.codec))
+        }
     }
     private struct State {
         var albums: [String: Album] = [:]
@@ -164,13 +174,7 @@ final class AlbumTagger: Sendable {
 
     /// A track whose report was kept (not analysed again), with that report when it could be read.
     func recordKept(_ path: String, report: Report?) {
-        let tags = finish(path) { album in
-            guard let report, report.error == nil, let loudness = report.result?.loudness, album.loudness.add(loudness) else {
-                album.failed.append(path)
-                return
-            }
-            album.tracks.append((path, report.source.codec))
-        }
+        let tags = finish(path) { $0.add(report, path: path) }
         if !tags.isEmpty { writeAlbumTags(tags, to: path) }
     }
 
@@ -178,13 +182,7 @@ final class AlbumTagger: Sendable {
     /// its album (the other tracks are tagged now), else none.
     func record(_ report: Report) -> [String: String] {
         let path = report.source.path
-        return finish(path) { album in
-            guard let loudness = report.result?.loudness, album.loudness.add(loudness) else {
-                album.failed.append(path)
-                return
-            }
-            album.tracks.append((path, report.source.codec))
-        }
+        return finish(path) { $0.add(report, path: path) }
     }
 
     /// Counts one track of `path`'s album through `update`; when it was the album's last, tags the
