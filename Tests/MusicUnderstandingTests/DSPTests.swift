@@ -36,7 +36,7 @@ import Testing
         #expect(onset.loudLevel == -20)
         let span = MusicSpan().span(onset, duration: 5)
         #expect(abs(span.start - 1) < 1e-9 && abs(span.end - 4) < 1e-9)
-        #expect(span == MusicSpan().span(levels: levels, frameRate: rate, duration: 5))
+        #expect(span == MusicSpan().span(levels: levels, loud: OnsetFeatures.loudLevel(of: levels), frameRate: rate, duration: 5))
         onset.level = [Float](repeating: -30, count: levels.count)
         #expect(onset.loudLevel == -30)
         #expect(MusicSpan().span(onset, duration: 5) == (0, 5))

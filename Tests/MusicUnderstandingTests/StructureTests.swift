@@ -187,14 +187,15 @@ import Testing
             [Float](repeating: -240, count: 50) + [Float](repeating: -15, count: 20)
             + [Float](repeating: 40, count: 1000) + [Float](repeating: -5, count: 30) + [Float](repeating: -240, count: 100)
         let duration = Double(frames.count) / rate
-        let span = MusicSpan().span(levels: frames, frameRate: rate, duration: duration)
+        let span = MusicSpan().span(levels: frames, loud: OnsetFeatures.loudLevel(of: frames), frameRate: rate, duration: duration)
         #expect(abs(span.start - 0.7) < 1e-9 && abs(span.end - 11.0) < 1e-9, "\(span)")
         let short = [Float](repeating: -240, count: 20) + [Float](repeating: 40, count: 500) + [Float](repeating: -240, count: 20)
-        let kept = MusicSpan().span(levels: short, frameRate: rate, duration: 5.4)
+        let kept = MusicSpan().span(levels: short, loud: OnsetFeatures.loudLevel(of: short), frameRate: rate, duration: 5.4)
         #expect(kept.start == 0 && kept.end == 5.4, "\(kept)")
-        let none = MusicSpan().span(levels: [Float](repeating: -240, count: 300), frameRate: rate, duration: 3)
+        let silent = [Float](repeating: -240, count: 300)
+        let none = MusicSpan().span(levels: silent, loud: OnsetFeatures.loudLevel(of: silent), frameRate: rate, duration: 3)
         #expect(none.start == 0 && none.end == 3)
-        let empty = MusicSpan().span(levels: [], frameRate: rate, duration: 3)
+        let empty = MusicSpan().span(levels: [], loud: OnsetFeatures.loudLevel(of: []), frameRate: rate, duration: 3)
         #expect(empty.start == 0 && empty.end == 3)
     }
 
@@ -207,14 +208,14 @@ import Testing
         let music = [Float](repeating: 40, count: 400) + [Float](repeating: -1, count: 100) + [Float](repeating: 40, count: 500)
         let frames = hiss + music + tail
         let duration = Double(frames.count) / rate
-        let span = MusicSpan().span(levels: frames, frameRate: rate, duration: duration)
+        let span = MusicSpan().span(levels: frames, loud: OnsetFeatures.loudLevel(of: frames), frameRate: rate, duration: duration)
         #expect(abs(span.start - 0.5) < 1e-9 && abs(span.end - 10.5) < 1e-9, "\(span)")
         var off = MusicSpan()
         off.settings.noiseFloorDepth = 0
-        let whole = off.span(levels: frames, frameRate: rate, duration: duration)
+        let whole = off.span(levels: frames, loud: OnsetFeatures.loudLevel(of: frames), frameRate: rate, duration: duration)
         #expect(whole.start == 0 && whole.end == duration, "without the noise floor the hiss is music: \(whole)")
         let quietOpening = [Float](repeating: 10, count: 100) + [Float](repeating: 40, count: 1000)
-        let opening = MusicSpan().span(levels: quietOpening, frameRate: rate, duration: 11)
+        let opening = MusicSpan().span(levels: quietOpening, loud: OnsetFeatures.loudLevel(of: quietOpening), frameRate: rate, duration: 11)
         #expect(opening.start == 0 && opening.end == 11, "\(opening)")
     }
 

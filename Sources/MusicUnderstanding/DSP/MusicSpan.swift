@@ -35,14 +35,10 @@ struct MusicSpan: Sendable {
     }
 
     /// Where the music sounds, `(start, end)` in seconds within `0 ... duration`, from the frame
-    /// `levels` in decibels (``OnsetFeatures/level``, frame `i` centred at `i / frameRate`);
-    /// `(0, duration)` when the ends are not silent long enough, or when nothing sounds at all.
-    func span(levels: [Float], frameRate: Double, duration: Double) -> (start: Double, end: Double) {
-        span(levels: levels, loud: OnsetFeatures.loudLevel(of: levels), frameRate: frameRate, duration: duration)
-    }
-
-    /// ``span(levels:frameRate:duration:)`` with the loud frames' level already measured: `loud`
-    /// is the 95th percentile of `levels` (``OnsetFeatures/loudLevel``), `nil` without levels.
+    /// `levels` in decibels (``OnsetFeatures/level``, frame `i` centred at `i / frameRate`) and
+    /// the loud frames' level `loud`, the 95th percentile of `levels` (``OnsetFeatures/loudLevel``,
+    /// `nil` without levels); `(0, duration)` when the ends are not silent long enough, or when
+    /// nothing sounds at all.
     func span(levels: [Float], loud: Float?, frameRate: Double, duration: Double) -> (start: Double, end: Double) {
         let whole = (start: 0.0, end: max(0, duration))
         guard frameRate > 0, duration > 0, let loud else { return whole }

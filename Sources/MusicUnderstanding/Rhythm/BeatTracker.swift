@@ -15,10 +15,12 @@ import Foundation
 /// positions are "beat" states and emit with probability `a(t)`, all other positions with
 /// `(1 − a(t)) / (observationLambda − 1)`, where `a(t)` is the onset activation in `[0, 1]`.
 ///
-/// Viterbi decoding costs `O(frames × periods²)` for the period changes only: positions are kept
-/// in one ring per period (advancing a position is a change of index, not a copy), and the
-/// observation term is added to the few beat states only (it is a log-likelihood ratio against
-/// the non-beat states). Back-pointers are one byte per period per frame. The maximisation over
+/// Viterbi decoding costs `O(frames × periods²)` for the period changes only. The positions inside
+/// a beat advance without a choice, so a state's score is the entry score of its beat plus the
+/// observation at the beat states since then (a log-likelihood ratio against the non-beat
+/// states): one entry score per period and frame is kept, in a ring per period, and the
+/// observation is read off cumulative sums of the ratio (``BeatStates``). Back-pointers are one
+/// byte per period per frame. The maximisation over
 /// the sources of each period runs over contiguous columns of the transition matrix in four
 /// independent lanes (``firstMaximum(of:plus:count:)``), which the compiler vectorises.
 struct BeatTracker: Sendable {
@@ -94,7 +96,8 @@ struct BeatTracker: Sendable {
         guard n > hi else { return [] }
         let periods = Array(lo...hi)
         let m = periods.count
-        // Ring of scores per period: state (j, φ) at frame t lives at slot (t − φ) mod τ_j.
+        // Ring of entry scores per period: the beat of period j that starts at frame s keeps its
+        // entry score in slot s mod τ_j for τ_j frames (beats before the first frame enter at 0).
         var offsets = [Int](repeating: 0, count: m)
         var total = 0
         for j in 0..<m { offsets[j] = total; total += periods[j] }
@@ -133,20 +136,33 @@ struct BeatTracker: Sendable {
         }
         // Beat-state half widths.
         let beatWidth = periods.map { max(1, Int((Double($0) / settings.observationLambda).rounded())) }
+        // The observation, as a log-likelihood ratio of beat against non-beat states, summed
+        // from the first frame: cum[x] = Σ_{u < x} llr(u). The positions inside a beat advance
+        // without a choice, so a state's score is its beat's entry score plus the ratios of the
+        // beat-state frames since that entry, a difference of two cumulative sums per range.
         let obsL = settings.observationLambda
+        var cum = [Double](repeating: 0, count: n + 1)
+        for t in 0..<n {
+            let a = Double(activation[t])
+            cum[t + 1] = cum[t] + log(a * (obsL - 1) / (1 - a))
+        }
+        let ranges = periods.indices.map { BeatStates(period: periods[$0], width: beatWidth[$0]) }
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)
         var ends = [Double](repeating: 0, count: m)
-        // t mod τ_j: the slot of state (j, 0) at frame t.
-        var phase = [Int](repeating: 0, count: m)
+        // t mod τ_j: the slot of the beat that starts at frame t (and of the one that started
+        // τ_j frames before, whose last position is at t − 1).
+        var phase = [Int](repeating: 1, count: m)
         score.withUnsafeMutableBufferPointer { sc in
             columns.withUnsafeBufferPointer { columnBuffer in
                 back.withUnsafeMutableBufferPointer { bp in
-                    for t in 0..<n {
-                        if t > 0 {
-                            // Scores of the last position of every period at t − 1, which sit at
-                            // slot (t − 1 − (τ − 1)) mod τ = t mod τ.
-                            for i in 0..<m { ends[i] = sc[offsets[i] + phase[i]] }
+                    cum.withUnsafeBufferPointer { c in
+                        for t in 1..<n {
+                            // Score of the last position of every period at t − 1: the entry of
+                            // the beat that started at t − τ, plus its beat states' ratios.
+                            for i in 0..<m {
+                                ends[i] = sc[offsets[i] + phase[i]] + ranges[i].sum(c, start: t - periods[i], through: periods[i] - 1)
+                            }
                             ends.withUnsafeBufferPointer { endBuffer in
                                 guard let endBase = endBuffer.baseAddress, let columnBase = columnBuffer.baseAddress else { return }
                                 for j in 0..<m {
@@ -157,36 +173,29 @@ struct BeatTracker: Sendable {
                                 }
                             }
                             for j in 0..<m { sc[offsets[j] + phase[j]] = entry[j] }
-                        }
-                        // Observation: log-likelihood ratio of beat against non-beat states, which
-                        // are the 2w ring slots around the slot of position 0.
-                        let a = Double(activation[t])
-                        let llr = log(a * (obsL - 1) / (1 - a))
-                        for j in 0..<m {
-                            let tau = periods[j], w = beatWidth[j], base = offsets[j], p = phase[j]
-                            for phi in 0..<w { sc[base + Self.slot(p - phi, period: tau)] += llr }
-                            if w < tau {
-                                for phi in max(w, tau - w)..<tau { sc[base + Self.slot(p - phi, period: tau)] += llr }
+                            for j in 0..<m { phase[j] = phase[j] + 1 == periods[j] ? 0 : phase[j] + 1 }
+                            // Keep the numbers small.
+                            if t & 255 == 255 {
+                                var mx = -Double.infinity
+                                for k in 0..<total where sc[k] > mx { mx = sc[k] }
+                                if mx.isFinite { for k in 0..<total { sc[k] -= mx } }
                             }
-                        }
-                        for j in 0..<m { phase[j] = phase[j] + 1 == periods[j] ? 0 : phase[j] + 1 }
-                        // Keep the numbers small.
-                        if t & 255 == 255 {
-                            var mx = -Double.infinity
-                            for k in 0..<total where sc[k] > mx { mx = sc[k] }
-                            if mx.isFinite { for k in 0..<total { sc[k] -= mx } }
                         }
                     }
                 }
             }
         }
-        // Best final state.
+        // Best final state: position φ of period j at the last frame belongs to the beat that
+        // started at n − 1 − φ.
         var bestJ = 0, bestPhi = 0, best = -Double.infinity
-        for j in 0..<m {
-            let tau = periods[j]
-            for phi in 0..<tau {
-                let v = score[offsets[j] + ((n - 1 - phi) % tau + tau) % tau]
-                if v > best { best = v; bestJ = j; bestPhi = phi }
+        cum.withUnsafeBufferPointer { c in
+            for j in 0..<m {
+                let tau = periods[j]
+                for phi in 0..<tau {
+                    let start = n - 1 - phi
+                    let v = score[offsets[j] + start % tau] + ranges[j].sum(c, start: start, through: phi)
+                    if v > best { best = v; bestJ = j; bestPhi = phi }
+                }
             }
         }
         // Backtrack: positions count down to 0 (a beat), then the back-pointer names the
@@ -208,12 +217,44 @@ struct BeatTracker: Sendable {
         return beats.reversed()
     }
 
-    /// `x` modulo `period`, in `0..<period`: `x` is a phase minus a position, so one addition
-    /// suffices unless a beat-state window is wider than the period (an observation λ below 1).
-    @inline(__always)
-    static func slot(_ x: Int, period: Int) -> Int {
-        if x >= 0 { return x < period ? x : x % period }
-        return x >= -period ? x + period : (x % period + period) % period
+    /// The beat states of one period: positions `0..<width` and `max(width, period − width)..<period`
+    /// (Krebs 2015, sec. 2.4), or every position `width / period` times and the first
+    /// `width mod period` once more when the window is wider than the period.
+    struct BeatStates {
+        /// The beat period, frames.
+        let period: Int
+        /// Times every position counts.
+        let repeats: Double
+        /// Positions `0..<head` count once (more).
+        let head: Int
+        /// Positions `tail..<period` count once (`period` when none do).
+        let tail: Int
+
+        init(period: Int, width: Int) {
+            self.period = period
+            if width < period {
+                repeats = 0
+                head = width
+                tail = max(width, period - width)
+            } else {
+                repeats = Double(width / period)
+                head = width % period
+                tail = period
+            }
+        }
+
+        /// The observation summed over the beat states of positions `0...position` of the beat
+        /// that starts at frame `start`, from the cumulative ratios `c` (frames before the first
+        /// count nothing).
+        @inline(__always)
+        func sum(_ c: UnsafeBufferPointer<Double>, start: Int, through position: Int) -> Double {
+            @inline(__always) func at(_ x: Int) -> Double { x <= 0 ? 0 : c[x] }
+            let base = at(start)
+            var s = at(start + min(position + 1, head)) - base
+            if position >= tail { s += at(start + position + 1) - at(start + tail) }
+            if repeats > 0 { s += repeats * (at(start + position + 1) - base) }
+            return s
+        }
     }
 
     /// The largest `a[k] + b[k]` for `k` in `0..<count`, and the first `k` that reaches it (`nil`
