@@ -20,9 +20,9 @@ import Foundation
 /// observation at the beat states since then (a log-likelihood ratio against the non-beat
 /// states): one entry score per period and frame is kept, in a ring per period, and the
 /// observation is read off cumulative sums of the ratio (``BeatStates``). Back-pointers are one
-/// byte per period per frame. The maximisation over
-/// the sources of each period runs over contiguous columns of the transition matrix in four
-/// independent lanes (``firstMaximum(of:plus:count:)``), which the compiler vectorises.
+/// byte per period per frame. The maximisation over the sources of each period runs over
+/// contiguous columns of the transition matrix in four independent lanes
+/// (``firstMaximum(of:plus:count:)``), which the compiler vectorises.
 struct BeatTracker: Sendable {
     /// The beat-tracking step's settings.
     var settings: RhythmAnalyzer.Configuration.BeatSettings
@@ -221,8 +221,6 @@ struct BeatTracker: Sendable {
     /// (Krebs 2015, sec. 2.4), or every position `width / period` times and the first
     /// `width mod period` once more when the window is wider than the period.
     struct BeatStates {
-        /// The beat period, frames.
-        let period: Int
         /// Times every position counts.
         let repeats: Double
         /// Positions `0..<head` count once (more).
@@ -230,8 +228,8 @@ struct BeatTracker: Sendable {
         /// Positions `tail..<period` count once (`period` when none do).
         let tail: Int
 
+        /// The beat states of `period` frames with half width `width`.
         init(period: Int, width: Int) {
-            self.period = period
             if width < period {
                 repeats = 0
                 head = width
