@@ -9,49 +9,13 @@ extension BeatTracker {
     /// and sums the observation from cumulative ratios.
     func stateByStateDecode(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let n = activation.count
-        let lo = max(2, minPeriod), hi = min(max(lo, maxPeriod), lo + 250)
-        guard n > hi else { return [] }
-        let periods = Array(lo...hi)
+        guard let space = stateSpace(frames: n, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod) else { return [] }
+        let periods = space.periods, offsets = space.offsets, total = space.ringSize
+        let fromLo = space.fromLo, columnStart = space.columnStart, columns = space.columns
+        let beatWidth = space.beatWidth
         let m = periods.count
         // Ring of scores per period: state (j, φ) at frame t lives at slot (t − φ) mod τ_j.
-        var offsets = [Int](repeating: 0, count: m)
-        var total = 0
-        for j in 0..<m { offsets[j] = total; total += periods[j] }
         var score = [Double](repeating: 0, count: total)
-        // Log transition between periods at a beat boundary.
-        let lambda = settings.transitionLambda
-        let maxChange = settings.maximumPeriodChange
-        let priorWeight = periodPriorWeight
-        var logTrans = [Double](repeating: -.infinity, count: m * m)  // [from * m + to]
-        for i in 0..<m {
-            var sum = 0.0
-            var row = [Double](repeating: 0, count: m)
-            for j in 0..<m {
-                let ratio = Double(periods[j]) / Double(periods[i])
-                if abs(ratio - 1) <= maxChange { row[j] = exp(-lambda * abs(ratio - 1)) }
-                sum += row[j]
-            }
-            for j in 0..<m where row[j] > 0 {
-                // Tempo prior: a log-Gaussian around the global period, so that the tracker
-                // follows gradual changes but does not settle on a metrically related level.
-                let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
-                logTrans[i * m + j] = log(row[j] / sum) - priorWeight * octaves * octaves
-            }
-        }
-        // The allowed sources of each target period (the finite entries of its column,
-        // `fromLo[j]` onwards), stored contiguously per target for the maximisation below.
-        var fromLo = [Int](repeating: 0, count: m), columnStart = [Int](repeating: 0, count: m + 1)
-        var columns: [Double] = []
-        for j in 0..<m {
-            var first = m, last = -1
-            for i in 0..<m where logTrans[i * m + j].isFinite { first = min(first, i); last = max(last, i) }
-            if first > last { (first, last) = (j, j) }
-            fromLo[j] = first
-            for i in first...last { columns.append(logTrans[i * m + j]) }
-            columnStart[j + 1] = columns.count
-        }
-        // Beat-state half widths.
-        let beatWidth = periods.map { max(1, Int((Double($0) / settings.observationLambda).rounded())) }
         let obsL = settings.observationLambda
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)

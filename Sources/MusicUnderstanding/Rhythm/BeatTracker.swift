@@ -92,50 +92,13 @@ struct BeatTracker: Sendable {
     /// own frames.
     func decode(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
         let n = activation.count
-        let lo = max(2, minPeriod), hi = min(max(lo, maxPeriod), lo + 250)
-        guard n > hi else { return [] }
-        let periods = Array(lo...hi)
+        guard let space = stateSpace(frames: n, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod) else { return [] }
+        let periods = space.periods, offsets = space.offsets, total = space.ringSize
+        let fromLo = space.fromLo, columnStart = space.columnStart, columns = space.columns
         let m = periods.count
         // Ring of entry scores per period: the beat of period j that starts at frame s keeps its
         // entry score in slot s mod τ_j for τ_j frames (beats before the first frame enter at 0).
-        var offsets = [Int](repeating: 0, count: m)
-        var total = 0
-        for j in 0..<m { offsets[j] = total; total += periods[j] }
         var score = [Double](repeating: 0, count: total)
-        // Log transition between periods at a beat boundary.
-        let lambda = settings.transitionLambda
-        let maxChange = settings.maximumPeriodChange
-        let priorWeight = periodPriorWeight
-        var logTrans = [Double](repeating: -.infinity, count: m * m)  // [from * m + to]
-        for i in 0..<m {
-            var sum = 0.0
-            var row = [Double](repeating: 0, count: m)
-            for j in 0..<m {
-                let ratio = Double(periods[j]) / Double(periods[i])
-                if abs(ratio - 1) <= maxChange { row[j] = exp(-lambda * abs(ratio - 1)) }
-                sum += row[j]
-            }
-            for j in 0..<m where row[j] > 0 {
-                // Tempo prior: a log-Gaussian around the global period, so that the tracker
-                // follows gradual changes but does not settle on a metrically related level.
-                let octaves = log2(Double(periods[j]) / max(1, centrePeriod))
-                logTrans[i * m + j] = log(row[j] / sum) - priorWeight * octaves * octaves
-            }
-        }
-        // The allowed sources of each target period (the finite entries of its column,
-        // `fromLo[j]` onwards), stored contiguously per target for the maximisation below.
-        var fromLo = [Int](repeating: 0, count: m), columnStart = [Int](repeating: 0, count: m + 1)
-        var columns: [Double] = []
-        for j in 0..<m {
-            var first = m, last = -1
-            for i in 0..<m where logTrans[i * m + j].isFinite { first = min(first, i); last = max(last, i) }
-            if first > last { (first, last) = (j, j) }
-            fromLo[j] = first
-            for i in first...last { columns.append(logTrans[i * m + j]) }
-            columnStart[j + 1] = columns.count
-        }
-        // Beat-state half widths.
-        let beatWidth = periods.map { max(1, Int((Double($0) / settings.observationLambda).rounded())) }
         // The observation, as a log-likelihood ratio of beat against non-beat states, summed
         // from the first frame: cum[x] = Σ_{u < x} llr(u). The positions inside a beat advance
         // without a choice, so a state's score is its beat's entry score plus the ratios of the
@@ -146,7 +109,7 @@ struct BeatTracker: Sendable {
             let a = Double(activation[t])
             cum[t + 1] = cum[t] + log(a * (obsL - 1) / (1 - a))
         }
-        let ranges = periods.indices.map { BeatStates(period: periods[$0], width: beatWidth[$0]) }
+        let ranges = periods.indices.map { BeatStates(period: periods[$0], width: space.beatWidth[$0]) }
         var back = [UInt8](repeating: 0, count: n * m)
         var entry = [Double](repeating: 0, count: m)
         var ends = [Double](repeating: 0, count: m)
@@ -215,44 +178,6 @@ struct BeatTracker: Sendable {
             t -= 1
         }
         return beats.reversed()
-    }
-
-    /// The beat states of one period: positions `0..<width` and `max(width, period − width)..<period`
-    /// (Krebs 2015, sec. 2.4), or every position `width / period` times and the first
-    /// `width mod period` once more when the window is wider than the period.
-    struct BeatStates {
-        /// Times every position counts.
-        let repeats: Double
-        /// Positions `0..<head` count once (more).
-        let head: Int
-        /// Positions `tail..<period` count once (`period` when none do).
-        let tail: Int
-
-        /// The beat states of `period` frames with half width `width`.
-        init(period: Int, width: Int) {
-            if width < period {
-                repeats = 0
-                head = width
-                tail = max(width, period - width)
-            } else {
-                repeats = Double(width / period)
-                head = width % period
-                tail = period
-            }
-        }
-
-        /// The observation summed over the beat states of positions `0...position` of the beat
-        /// that starts at frame `start`, from the cumulative ratios `c` (frames before the first
-        /// count nothing).
-        @inline(__always)
-        func sum(_ c: UnsafeBufferPointer<Double>, start: Int, through position: Int) -> Double {
-            @inline(__always) func at(_ x: Int) -> Double { x <= 0 ? 0 : c[x] }
-            let base = at(start)
-            var s = at(start + min(position + 1, head)) - base
-            if position >= tail { s += at(start + position + 1) - at(start + tail) }
-            if repeats > 0 { s += repeats * (at(start + position + 1) - base) }
-            return s
-        }
     }
 
     /// The largest `a[k] + b[k]` for `k` in `0..<count`, and the first `k` that reaches it (`nil`
