@@ -59,9 +59,14 @@ for t in $TARGETS; do
     for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "Fuzz/corpus/$t/" 2>/dev/null || true; done
     before=$(ls "Fuzz/crashers/$t" | wc -l)
     log="$OUT/$t.log"
-    CADENZA_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$OUT/cadenza-fuzz" "Fuzz/corpus/$t" \
+    # The pcm, index and export targets write scratch files (FuzzTargets.swift) under TMPDIR: a
+    # folder of this run's own, removed afterwards, so that runs leave nothing in /tmp.
+    scratch="$OUT/tmp-$t"
+    rm -rf "$scratch" && mkdir -p "$scratch"
+    TMPDIR="$PWD/$scratch" CADENZA_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$OUT/cadenza-fuzz" "Fuzz/corpus/$t" \
         -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="Fuzz/crashers/$t/" -print_final_stats=1 > "$log" 2>&1 || true
+    rm -rf "$scratch"
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
     corpus=$(ls "Fuzz/corpus/$t" | wc -l)
