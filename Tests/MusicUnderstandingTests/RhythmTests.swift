@@ -667,6 +667,84 @@ import Testing
         #expect(faster(closed, share: 0.95, votes: pulses(every: period / 2)) == nil)
     }
 
+    /// Near ties reach further in drummed half time: beats at 64 BPM whose midpoints carry 82 %
+    /// of the accent the faster level needs, with an onset curve pulsing at the half period,
+    /// keep their level otherwise (below `salienceTie` 0.9) and step to 128 BPM in drummed half
+    /// time (above `drummedSalienceTie` 0.78); at 70 % neither steps, nor does drummed half time
+    /// with `drummedSalienceTie` 1.
+    @Test func drummedHalfTimeNearTiesReachFurther() throws {
+        let fps = OctaveVoteTests.fps, period = 160, count = 40
+        let analyzer = RhythmAnalyzer()
+        let estimator = TempoEstimator(configuration: analyzer.configuration)
+        let gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
+        try #require(gain > 1)
+        let beats = (0..<count).map { $0 * period }
+        func flux(share: Double) -> [Float] {
+            var v = [Float](repeating: 0, count: period * (count + 1))
+            for b in beats { v[b] = 1; v[b + period / 2] = Float(2 * share / gain - 1) }
+            return v
+        }
+        let votes = OctaveVoteTests.pulses(seconds: Double(period * (count + 1)) / fps, period: Double(period / 2) / fps)
+        let tempo = TempoEstimate(
+            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
+            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
+        func faster(_ analyzer: RhythmAnalyzer, share: Double, halfTime: Bool) -> TempoEstimate? {
+            analyzer.adjacentLevel(
+                of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
+                votingCurve: VotingCurve(votes, frameRate: fps, analyzer: analyzer), drummedHalfTime: halfTime)
+        }
+        #expect(faster(analyzer, share: 0.82, halfTime: false) == nil)
+        let stepped = try #require(faster(analyzer, share: 0.82, halfTime: true))
+        #expect(abs(stepped.period - Double(period) / 2) < 1e-9)
+        #expect(faster(analyzer, share: 0.7, halfTime: true) == nil)
+        var closed = RhythmAnalyzer()
+        closed.configuration.level.drummedSalienceTie = 1
+        #expect(faster(closed, share: 0.82, halfTime: true) == nil)
+    }
+
+    /// The drummed share reads the harmonic/percussive separation: a kit of kick, snare and
+    /// hi-hats is drummed nearly throughout, sustained chords not at all, the chords with the kit
+    /// under them mostly; no separation gives `nil`, and components of unequal length stay in
+    /// bounds.
+    @Test func drummedShareReadsThePercussivePart() throws {
+        let analyzer = RhythmAnalyzer()
+        func share(_ samples: [Float]) -> Double? {
+            let stage = FeatureStage(features: RhythmStage.features)
+            stage.append(samples)
+            return analyzer.drummedShare(stage.finish(duration: Double(samples.count) / ActivitySynth.rate).harmonicPercussive)
+        }
+        let kit = ActivitySynth.drums(seconds: 8), chords = ActivitySynth.chords(seconds: 8)
+        #expect(try #require(share(kit)) > 0.9)
+        #expect(try #require(share(chords)) < 0.1)
+        #expect(try #require(share(ActivitySynth.mix([chords, kit]))) > 0.5)
+        #expect(analyzer.drummedShare(nil) == nil)
+        let uneven = HarmonicPercussiveFeatures(
+            frameRate: 21.5, framesPerVector: 4, bandEdges: [0, 250, 5000], harmonic: [1, 1, 1, 1, 1, 1], percussive: [1, 1],
+            residual: [0, 0, 0, 0])
+        #expect(analyzer.drummedShare(uneven).map { (0...1).contains($0) } == true)
+    }
+
+    /// The backbeat test: a low band that peaks on every other beat (kick on 1 and 3) alternates
+    /// fully, one that peaks on every beat (a kick on each half note of a half-time reading) not
+    /// at all; a beat dropped halfway through turns the parity and leaves the median of the
+    /// windows high; fewer than 8 beats give `nil`.
+    @Test func lowBandAlternationFindsTheBackbeat() throws {
+        let analyzer = RhythmAnalyzer()
+        let beats = (0..<32).map { 10 + $0 * 40 }
+        var alternating = [Float](repeating: 0, count: 1400), even = alternating
+        for (i, b) in beats.enumerated() {
+            alternating[b] = i % 2 == 0 ? 1 : 0.1
+            even[b] = 1
+        }
+        #expect(try #require(analyzer.lowBandAlternation(alternating, beats: beats, radius: 2)) > 0.8)
+        #expect(try #require(analyzer.lowBandAlternation(even, beats: beats, radius: 2)) < 0.01)
+        var dropped = beats
+        dropped.remove(at: 15)
+        #expect(try #require(analyzer.lowBandAlternation(alternating, beats: dropped, radius: 2)) > 0.8)
+        #expect(analyzer.lowBandAlternation(alternating, beats: Array(beats.prefix(7)), radius: 2) == nil)
+        #expect(analyzer.lowBandAlternation([], beats: beats, radius: 2) == nil)
+    }
+
     /// The triple level needs a triple subdivision in the periodicity as well as in the accents:
     /// beats at 61.5 BPM whose thirds carry 0.6 of their accent give the level at a third of
     /// the period when the autocorrelation peaks there, and nothing when it peaks at half the

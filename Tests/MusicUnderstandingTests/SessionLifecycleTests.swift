@@ -249,9 +249,10 @@ func consume(_ session: MusicUnderstandingSession) -> Task<(times: [Double], err
         let key = try AnalysisRegistry.plan(for: [.key]).map { $0.type }
         #expect(key == [.rhythm, .key])
         #expect(try AnalysisPipeline(types: [.loudness]).features == [.loudness])
-        // Rhythm reads harmonic change from the one shared chroma; key builds on rhythm.
-        #expect(try AnalysisPipeline(types: [.rhythm]).features == [.onset, .chroma])
-        #expect(try AnalysisPipeline(types: [.key]).features == [.onset, .chroma])
+        // Rhythm reads harmonic change from the one shared chroma and drums from the
+        // harmonic/percussive separation; key builds on rhythm.
+        #expect(try AnalysisPipeline(types: [.rhythm]).features == [.onset, .chroma, .harmonicPercussive])
+        #expect(try AnalysisPipeline(types: [.key]).features == [.onset, .chroma, .harmonicPercussive])
         #expect(!(try AnalysisPipeline(types: [.rhythm, .loudness]).features.contains(.melBands)))
         #expect(AnalysisType.available == Set(AnalysisRegistry.stages.map { $0.type }))
     }

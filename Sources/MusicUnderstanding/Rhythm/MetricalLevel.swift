@@ -49,11 +49,13 @@ extension RhythmAnalyzer {
     }
 
     /// Whether the faster level's `salience` takes it: at 1 or more, or on a near tie
-    /// (``Configuration/LevelSettings/salienceTie``) when the window votes on `votingCurve`
-    /// prefer half the `period`.
-    private func takesFasterLevel(salience: Double, period: Double, votingCurve: VotingCurve?) -> Bool {
+    /// (``Configuration/LevelSettings/salienceTie``; ``Configuration/LevelSettings/drummedSalienceTie``
+    /// for drummed half time) when the window votes on `votingCurve` prefer half the `period`.
+    private func takesFasterLevel(salience: Double, period: Double, votingCurve: VotingCurve?, drummedHalfTime: Bool) -> Bool {
         if salience >= 1 { return true }
-        guard let votingCurve, salience >= configuration.level.salienceTie else { return false }
+        let level = configuration.level
+        let tie = drummedHalfTime ? min(level.salienceTie, level.drummedSalienceTie) : level.salienceTie
+        guard let votingCurve, salience >= tie else { return false }
         return votesForFasterLevel(votingCurve, period: period)
     }
 
@@ -62,22 +64,23 @@ extension RhythmAnalyzer {
     /// of a fast triple meter's beats, else the faster level on a near tie that the window votes
     /// decide (``fasterLevelSalience(of:beats:relativeFlux:radius:frameRate:estimator:)``,
     /// ``tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``). `votingCurve` is the
-    /// tempo-estimation curve; without it, near ties keep the tracked level.
+    /// tempo-estimation curve; without it, near ties keep the tracked level. Near ties reach
+    /// further in `drummedHalfTime` (``isDrummedHalfTime(_:lowBand:beats:radius:)``).
     func adjacentLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve?
+        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve?, drummedHalfTime: Bool = false
     ) -> TempoEstimate? {
         guard configuration.level.adjacentLevelSalience else { return nil }
         // The faster level's salience is computed once and decided twice: clearly, then on a near tie.
         let salience = fasterLevelSalience(
             of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator)
-        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: nil) {
+        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: nil, drummedHalfTime: drummedHalfTime) {
             return level(of: tempo, dividedBy: 2)
         }
         if let triple = tripleLevel(of: tempo, beats: beats, relativeFlux: rel, radius: radius, frameRate: frameRate, estimator: estimator) {
             return triple
         }
-        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: votingCurve) {
+        if let salience, takesFasterLevel(salience: salience, period: tempo.period, votingCurve: votingCurve, drummedHalfTime: drummedHalfTime) {
             return level(of: tempo, dividedBy: 2)
         }
         return nil

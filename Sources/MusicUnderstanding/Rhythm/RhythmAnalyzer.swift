@@ -19,7 +19,8 @@ import Foundation
 ///    beats are trimmed to the music's activity and silent beats dropped (`BeatTrimming.swift`).
 /// 5. Metrical level (`MetricalLevel.swift`): the level at half the period when its beats are
 ///    the more salient to a listener, or at a third of it when the beats are the bars of a fast
-///    triple meter, tracked again.
+///    triple meter, tracked again; near ties reach further where drums play in half time
+///    (`DrummedHalfTime.swift`).
 /// 6. Placement (`BeatPlacement.swift`): each beat is moved to the onset peak nearby with
 ///    parabolic interpolation (sub-frame precision) and to its rising edge, then placed by the
 ///    onsets of its neighbours (LOWESS).
@@ -89,10 +90,12 @@ public struct RhythmAnalyzer: Sendable {
             trackBeats(around: period, activation: activation, curve: curve, silence: silence, impulsiveShare: impulsive)
         }
         var beats = track(around: tempo.period)
-        // 5. The level at half or a third of the period, when its beats are the more salient to a listener.
+        // 5. The level at half or a third of the period, when its beats are the more salient to a
+        // listener (near ties reach further where drums play in half time).
+        let halfTime = isDrummedHalfTime(features.harmonicPercussive, lowBand: onset.lowStrength, beats: beats.frames, radius: beats.radius)
         if let adjacent = adjacentLevel(
             of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
-            frameRate: fps, estimator: estimator, votingCurve: voting)
+            frameRate: fps, estimator: estimator, votingCurve: voting, drummedHalfTime: halfTime)
         {
             let retracked = track(around: adjacent.period)
             if retracked.frames.count >= 2 { tempo = adjacent; beats = retracked }

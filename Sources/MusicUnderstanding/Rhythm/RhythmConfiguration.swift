@@ -198,6 +198,18 @@ extension RhythmAnalyzer {
             /// the tracked level, at which the octave votes decide between the two (default 0.9; 1
             /// leaves the choice to the salience alone; ``adjacentLevelSalience``, ``octaveVoting``).
             public var salienceTie: Double = 0.9
+            /// ``salienceTie`` for drummed half time: a drummed input (``drummedShare``) whose tracked
+            /// beats carry no backbeat (``backbeatAlternation``) (default 0.78; 1 leaves it to
+            /// ``salienceTie``).
+            public var drummedSalienceTie: Double = 0.78
+            /// Share of the audible time with drums from which an input is drummed (default 0.5).
+            public var drummedShare: Double = 0.5
+            /// Percussive over harmonic energy, dB in 0.5 s means, at which drums are present (default
+            /// -13, as instrument activity's `drumPercussiveRatio`).
+            public var drumPercussiveRatio: Double = -13
+            /// Alternation of the low band between consecutive tracked beats (0 none, 1 every other
+            /// beat silent) below which they carry no backbeat (default 0.45).
+            public var backbeatAlternation: Double = 0.45
             /// Whether the window votes of ``OctaveVote`` halve the beats when they prefer the double
             /// period, and decide the near ties of step 5 (``salienceTie``; default true).
             public var octaveVoting: Bool = true
