@@ -139,9 +139,7 @@ public final class CatalogIndex {
                 seen.insert(file)
                 guard let stamp = FileStamp.of(path: file) else { continue }
                 if known[file] == stamp { update.unchanged += 1; continue }
-                guard let data = FilePath.contents(file),
-                    let report = try? JSONLineDecoder().decode(Report.self, from: data)
-                else {
+                guard let (report, data) = Report.read(file: file) else {
                     update.notReports.append(file)
                     if known[file] != nil { gone.append(file) }
                     continue

@@ -116,11 +116,8 @@ public final class BatchTagger: Sendable {
         }
     }
 
-    /// A report file read back; `nil` when it cannot be read.
-    static func readReport(_ path: String) -> Report? {
-        guard let data = FilePath.contents(path) else { return nil }
-        return try? JSONLineDecoder().decode(Report.self, from: data)
-    }
+    /// A report file read back; `nil` when it cannot be read (``Report/read(file:)``).
+    static func readReport(_ path: String) -> Report? { Report.read(file: path)?.report }
 }
 
 /// Album gain, one album per folder (the folder of each input).

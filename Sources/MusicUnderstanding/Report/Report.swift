@@ -84,6 +84,14 @@ public struct Report: Sendable, Codable {
         for member in members.sorted(by: { $0.name < $1.name }) { try member.write(&c) }
     }
 
+    /// A report file read back (one JSON object, as `--output` writes it), with its bytes; `nil`
+    /// when the file cannot be read or does not hold a report. `cadenza index` keeps the bytes,
+    /// tagging needs only the report.
+    static func read(file path: String) -> (report: Report, data: Data)? {
+        guard let data = FilePath.contents(path), let report = try? JSONLineDecoder().decode(Report.self, from: data) else { return nil }
+        return (report, data)
+    }
+
     /// The report as one line of compact, deterministic JSON (sorted keys, no trailing newline).
     ///
     /// The document `encode(to:)` defines, written by ``JSONLineEncoder``: the same bytes as
