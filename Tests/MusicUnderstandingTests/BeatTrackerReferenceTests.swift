@@ -72,23 +72,7 @@ extension BeatTracker {
                 if v > best { best = v; bestJ = j; bestPhi = phi }
             }
         }
-        // Backtrack: positions count down to 0 (a beat), then the back-pointer names the
-        // period of the previous beat.
-        var beats: [Int] = []
-        var j = bestJ, phi = bestPhi
-        var t = n - 1
-        while t >= 0 {
-            if phi == 0 {
-                beats.append(t)
-                if t == 0 { break }
-                j = Int(back[t * m + j])
-                phi = periods[j] - 1
-            } else {
-                phi -= 1
-            }
-            t -= 1
-        }
-        return beats.reversed()
+        return space.beats(endingIn: bestJ, position: bestPhi, frames: n, back: back)
     }
 
     /// `x` modulo `period`, in `0..<period`.

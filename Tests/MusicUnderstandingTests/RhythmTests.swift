@@ -624,47 +624,66 @@ import Testing
         #expect(faster(beats: 3) == nil)
     }
 
-    /// A near tie between the tracked level and the one at half its period goes to the window
-    /// votes: beats at 64 BPM whose midpoints carry just too little accent for the faster level
-    /// (95 % of what it needs) step to 128 BPM when the onset curve pulses at the half period,
-    /// and stay when it pulses only on the beats; outside the tie band (80 %), or with the
-    /// band closed (`salienceTie` 1), the salience alone decides.
-    @Test func nearTieOfTheFasterLevelGoesToTheWindowVotes() throws {
-        let fps = OctaveVoteTests.fps, period = 160, count = 40
-        let analyzer = RhythmAnalyzer()
-        let estimator = TempoEstimator(configuration: analyzer.configuration)
-        let gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
-        try #require(gain > 1)
-        let beats = (0..<count).map { $0 * period }
+    /// Beats at 64 BPM (40 of them) for the near-tie tests of step 5: relative flux 1 on the beats
+    /// and, at their midpoints, what puts the faster level's salience at a given share of its bar.
+    struct NearTie {
+        static let period = 160, count = 40
+        let fps = OctaveVoteTests.fps, period = Self.period, count = Self.count
+        let gain: Double
+        let beats: [Int]
+        let tempo: TempoEstimate
+
+        init() throws {
+            let fps = OctaveVoteTests.fps, period = Self.period
+            let estimator = TempoEstimator(configuration: RhythmAnalyzer().configuration)
+            gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
+            try #require(gain > 1)
+            beats = (0..<Self.count).map { $0 * period }
+            tempo = TempoEstimate(
+                period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
+                candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
+        }
+
         /// Relative flux 1 on the beats and, at the midpoints, what puts the salience at `share` of 1.
         func flux(share: Double) -> [Float] {
             var v = [Float](repeating: 0, count: period * (count + 1))
             for b in beats { v[b] = 1; v[b + period / 2] = Float(2 * share / gain - 1) }
             return v
         }
+
         /// An onset curve pulsing every `step` frames (``OctaveVoteTests/pulses(seconds:period:accent:)``).
         func pulses(every step: Int) -> [Float] {
             OctaveVoteTests.pulses(seconds: Double(period * (count + 1)) / fps, period: Double(step) / fps)
         }
-        let tempo = TempoEstimate(
-            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
-            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
-        func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?) -> TempoEstimate? {
+
+        /// Step 5's level for salience `share`, with the window votes on `votes` (none when `nil`).
+        func faster(_ analyzer: RhythmAnalyzer, share: Double, votes: [Float]?, drummedHalfTime: Bool = false) -> TempoEstimate? {
             analyzer.adjacentLevel(
-                of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
-                votingCurve: votes.map { VotingCurve($0, frameRate: fps, analyzer: analyzer) })
+                of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps,
+                estimator: TempoEstimator(configuration: analyzer.configuration),
+                votingCurve: votes.map { VotingCurve($0, frameRate: fps, analyzer: analyzer) }, drummedHalfTime: drummedHalfTime)
         }
-        #expect(analyzer.votesForFasterLevel(VotingCurve(pulses(every: period / 2), frameRate: fps, analyzer: analyzer), period: Double(period)))
-        #expect(!analyzer.votesForFasterLevel(VotingCurve(pulses(every: period), frameRate: fps, analyzer: analyzer), period: Double(period)))
-        let stepped = try #require(faster(analyzer, share: 0.95, votes: pulses(every: period / 2)))
+    }
+
+    /// A near tie between the tracked level and the one at half its period goes to the window
+    /// votes: beats at 64 BPM whose midpoints carry just too little accent for the faster level
+    /// (95 % of what it needs) step to 128 BPM when the onset curve pulses at the half period,
+    /// and stay when it pulses only on the beats; outside the tie band (80 %), or with the
+    /// band closed (`salienceTie` 1), the salience alone decides.
+    @Test func nearTieOfTheFasterLevelGoesToTheWindowVotes() throws {
+        let tie = try NearTie(), period = tie.period, fps = tie.fps
+        let analyzer = RhythmAnalyzer()
+        #expect(analyzer.votesForFasterLevel(VotingCurve(tie.pulses(every: period / 2), frameRate: fps, analyzer: analyzer), period: Double(period)))
+        #expect(!analyzer.votesForFasterLevel(VotingCurve(tie.pulses(every: period), frameRate: fps, analyzer: analyzer), period: Double(period)))
+        let stepped = try #require(tie.faster(analyzer, share: 0.95, votes: tie.pulses(every: period / 2)))
         #expect(abs(stepped.period - Double(period) / 2) < 1e-9)
-        #expect(faster(analyzer, share: 0.95, votes: pulses(every: period)) == nil)
-        #expect(faster(analyzer, share: 0.95, votes: nil) == nil)
-        #expect(faster(analyzer, share: 0.8, votes: pulses(every: period / 2)) == nil)
-        #expect(faster(analyzer, share: 1.05, votes: nil) != nil)
+        #expect(tie.faster(analyzer, share: 0.95, votes: tie.pulses(every: period)) == nil)
+        #expect(tie.faster(analyzer, share: 0.95, votes: nil) == nil)
+        #expect(tie.faster(analyzer, share: 0.8, votes: tie.pulses(every: period / 2)) == nil)
+        #expect(tie.faster(analyzer, share: 1.05, votes: nil) != nil)
         var closed = RhythmAnalyzer()
         closed.configuration.level.salienceTie = 1
-        #expect(faster(closed, share: 0.95, votes: pulses(every: period / 2)) == nil)
+        #expect(tie.faster(closed, share: 0.95, votes: tie.pulses(every: period / 2)) == nil)
     }
 
     /// Near ties reach further in drummed half time: beats at 64 BPM whose midpoints carry 82 %
@@ -673,33 +692,16 @@ import Testing
     /// time (above `drummedSalienceTie` 0.78); at 70 % neither steps, nor does drummed half time
     /// with `drummedSalienceTie` 1.
     @Test func drummedHalfTimeNearTiesReachFurther() throws {
-        let fps = OctaveVoteTests.fps, period = 160, count = 40
+        let tie = try NearTie(), period = tie.period
         let analyzer = RhythmAnalyzer()
-        let estimator = TempoEstimator(configuration: analyzer.configuration)
-        let gain = estimator.resonance(period: Double(period) / 2, frameRate: fps) / estimator.resonance(period: Double(period), frameRate: fps)
-        try #require(gain > 1)
-        let beats = (0..<count).map { $0 * period }
-        func flux(share: Double) -> [Float] {
-            var v = [Float](repeating: 0, count: period * (count + 1))
-            for b in beats { v[b] = 1; v[b + period / 2] = Float(2 * share / gain - 1) }
-            return v
-        }
-        let votes = OctaveVoteTests.pulses(seconds: Double(period * (count + 1)) / fps, period: Double(period / 2) / fps)
-        let tempo = TempoEstimate(
-            period: Double(period), beatsPerMinute: 60 * fps / Double(period), salience: 0.5,
-            candidates: [TempoCandidate(beatsPerMinute: 60 * fps / Double(period), confidence: 1)], autocorrelation: [])
-        func faster(_ analyzer: RhythmAnalyzer, share: Double, halfTime: Bool) -> TempoEstimate? {
-            analyzer.adjacentLevel(
-                of: tempo, beats: beats, relativeFlux: flux(share: share), radius: 2, frameRate: fps, estimator: estimator,
-                votingCurve: VotingCurve(votes, frameRate: fps, analyzer: analyzer), drummedHalfTime: halfTime)
-        }
-        #expect(faster(analyzer, share: 0.82, halfTime: false) == nil)
-        let stepped = try #require(faster(analyzer, share: 0.82, halfTime: true))
+        let votes = tie.pulses(every: period / 2)
+        #expect(tie.faster(analyzer, share: 0.82, votes: votes, drummedHalfTime: false) == nil)
+        let stepped = try #require(tie.faster(analyzer, share: 0.82, votes: votes, drummedHalfTime: true))
         #expect(abs(stepped.period - Double(period) / 2) < 1e-9)
-        #expect(faster(analyzer, share: 0.7, halfTime: true) == nil)
+        #expect(tie.faster(analyzer, share: 0.7, votes: votes, drummedHalfTime: true) == nil)
         var closed = RhythmAnalyzer()
         closed.configuration.level.drummedSalienceTie = 1
-        #expect(faster(closed, share: 0.82, halfTime: true) == nil)
+        #expect(tie.faster(closed, share: 0.82, votes: votes, drummedHalfTime: true) == nil)
     }
 
     /// The drummed share reads the harmonic/percussive separation: a kit of kick, snare and

@@ -68,6 +68,29 @@ extension BeatTracker {
             self.columns = columns
             beatWidth = periods.map { max(1, Int((Double($0) / settings.observationLambda).rounded())) }
         }
+
+        /// The beat frames of the best path, read back from its last state (period index `j`,
+        /// position `position` at frame `frames − 1`): positions count down to 0 (a beat), then
+        /// `back[t * periods.count + j]`, the back-pointer of a beat at frame `t`, names the period
+        /// of the beat before it.
+        func beats(endingIn j: Int, position: Int, frames n: Int, back: [UInt8]) -> [Int] {
+            let m = periods.count
+            var beats: [Int] = []
+            var j = j, phi = position
+            var t = n - 1
+            while t >= 0 {
+                if phi == 0 {
+                    beats.append(t)
+                    if t == 0 { break }
+                    j = Int(back[t * m + j])
+                    phi = periods[j] - 1
+                } else {
+                    phi -= 1
+                }
+                t -= 1
+            }
+            return beats.reversed()
+        }
     }
 
     /// The state space for a decoding with beat periods between `minPeriod` and `maxPeriod`
