@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/FuzzTargets.swift) with ASan and runs each for a set time.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
+# Targets run FUZZ_JOBS at a time (default: the number of cores), each on one core for its time;
+# the table lists them in the order given.
 # Targets: wav ogg frames args report plot pcm config index export. Exit status 1 when a target
 # finds a new crasher (CI runs every target for a bounded time: .ci/run). Crashers land in
 # Fuzz/crashers/<target>/; once fixed, commit the input to Fuzz/seeds/<target>/, which every run
@@ -46,11 +48,12 @@ if [ ! -x "$OUT/cadenza-fuzz" ] || [ -n "$(find Sources Fuzz -newer "$OUT/cadenz
     grep -E 'error|warning: ' "$OUT/build.log" | grep -v 'Cannot export local symbol' >&2 || true
     echo "built in $(( $(date +%s) - start )) s" >&2
 fi
-echo "| target | seconds | runs | exec/s | corpus | crashes |"
-echo "|---|---:|---:|---:|---:|---:|"
-for t in $TARGETS; do
+# One target's run: its corpus and seeds, libFuzzer for SECONDS_PER_TARGET, then its table row in
+# $OUT/$t.row and, when it failed, its message in $OUT/$t.failed.
+fuzz_target() {
+    local t=$1 seeds=() s before log scratch runs rate corpus crashes
+    rm -f "$OUT/$t.row" "$OUT/$t.failed"
     mkdir -p "Fuzz/corpus/$t" "Fuzz/crashers/$t"
-    seeds=()
     case $t in
         wav) seeds=(Fixtures/*.wav Fixtures/hostile/*.wav) ;;
         ogg) seeds=(Fixtures/*.ogg Fixtures/*.opus Fixtures/hostile/*.og*) ;;
@@ -74,11 +77,30 @@ for t in $TARGETS; do
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
     corpus=$(ls "Fuzz/corpus/$t" | wc -l)
     crashes=$(( $(ls "Fuzz/crashers/$t" | wc -l) - before ))
-    echo "| $t | $SECONDS_PER_TARGET | $runs | $rate | $corpus | $crashes |"
+    echo "| $t | $SECONDS_PER_TARGET | $runs | $rate | $corpus | $crashes |" > "$OUT/$t.row"
     if [ "$crashes" -gt 0 ] || ! grep -q 'stat::number_of_executed_units' "$log"; then
+        echo "fuzz: target $t failed (new crasher in Fuzz/crashers/$t/, or the run did not finish): $log" > "$OUT/$t.failed"
+    fi
+}
+JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+running=0
+for t in $TARGETS; do
+    if [ "$running" -ge "$JOBS" ]; then wait -n || true; running=$((running - 1)); fi
+    fuzz_target "$t" &
+    running=$((running + 1))
+done
+wait
+echo "| target | seconds | runs | exec/s | corpus | crashes |"
+echo "|---|---:|---:|---:|---:|---:|"
+for t in $TARGETS; do
+    cat "$OUT/$t.row" 2>/dev/null || { echo "| $t | $SECONDS_PER_TARGET | 0 | 0 | 0 | ? |"; echo "fuzz: target $t left no result" > "$OUT/$t.failed"; }
+done
+for t in $TARGETS; do
+    if [ -f "$OUT/$t.failed" ]; then
         failed=1
-        echo "fuzz: target $t failed (new crasher in Fuzz/crashers/$t/, or the run did not finish): $log" >&2
-        tail -30 "$log" >&2
+        cat "$OUT/$t.failed" >&2
+        tail -30 "$OUT/$t.log" >&2
     fi
 done
 exit "${failed:-0}"
