@@ -18,6 +18,9 @@ Copies (each a folder WORKDIR/NAME laid out like the dev set, with its own `work
   hall     a concert hall's reverberation added (synthetic impulse response: 20 ms pre-delay,
            noise decaying in each octave band, reverberation time 2.0 s at 125 Hz to 1.0 s at 8 kHz,
            direct sound 4.4 dB above the reverberant energy), then 9 dB down so nothing clips
+  church   a second, larger room for checking what was tuned on the hall (another impulse response:
+           30 ms pre-delay, reverberation time 3.5 s at 125 Hz to 1.6 s at 8 kHz, as in large stone
+           churches, the direct sound as loud as the reverberant energy: a distant microphone), 9 dB down
   slow6    time-stretched to 0.94 of the tempo, pitch kept (FFmpeg atempo); annotation times scaled
   fast6    time-stretched to 1.06 of the tempo, pitch kept; annotation times scaled
   hiss     pink noise mixed in at -54 dB RMS re full scale (tape hiss), 1 dB down, 24-bit FLAC
@@ -64,11 +67,13 @@ def resampled(ratio):
     return command
 
 
-def in_hall(src, dst, folder):
-    """The copy convolved with the hall's impulse response (`hall_impulse_response`, written once per
-    copy folder by `build`), 9 dB down so that nothing clips."""
-    return ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-i", str(folder / HALL_IR), "-filter_complex",
-            "[0:a][1:a]afir=gtype=-1,volume=-9dB[o]", "-map", "[o]", str(dst)]
+def in_room(ir_name):
+    """The copy convolved with the impulse response `ir_name` of its copy folder (written once per
+    folder by the copy's `prepare`), 9 dB down so that nothing clips."""
+    def command(src, dst, folder):
+        return ["ffmpeg", "-v", "error", "-y", "-i", str(src), "-i", str(folder / ir_name), "-filter_complex",
+                "[0:a][1:a]afir=gtype=-1,volume=-9dB[o]", "-map", "[o]", str(dst)]
+    return command
 
 
 class Copy:
@@ -108,6 +113,7 @@ def with_hiss(src, dst, folder):
 
 
 HALL_IR = "hall_ir.wav"
+CHURCH_IR = "church_ir.wav"
 COPIES = {
     "lofi": Copy(filtered("volume=-6dB", ["-ar", "22050", "-ac", "1", "-b:a", "96k"]), ext="mp3"),
     "shift": Copy(filtered("adelay=3:all=1")),
@@ -115,7 +121,8 @@ COPIES = {
     "48k": Copy(filtered(None, ["-ar", "48000"])),
     "sharp30": Copy(resampled(2 ** (30 / 1200)), speed=2 ** (30 / 1200)),
     "flat40": Copy(resampled(2 ** (-40 / 1200)), speed=2 ** (-40 / 1200)),
-    "hall": Copy(in_hall, prepare=lambda folder: write_hall_impulse_response(folder)),
+    "hall": Copy(in_room(HALL_IR), prepare=lambda folder: write_hall_impulse_response(folder)),
+    "church": Copy(in_room(CHURCH_IR), prepare=lambda folder: write_church_impulse_response(folder)),
     "slow6": Copy(filtered("atempo=0.94"), speed=0.94),
     "fast6": Copy(filtered("atempo=1.06"), speed=1.06),
     "hiss": Copy(with_hiss),
@@ -187,12 +194,21 @@ def write_hall_impulse_response(folder):
         hall_impulse_response(folder / HALL_IR)
 
 
-def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7):
-    """Writes a stereo impulse response of a concert hall: a direct sound, 20 ms of silence, then
-    independent Gaussian noise per channel, split into octave bands, each decaying by 60 dB in that
-    band's reverberation time (2.0 s at 125 Hz falling to 1.0 s at 8 kHz, as in large halls:
-    L. Beranek, "Concert Halls and Opera Houses", 2004, ch. 4), the tail of unit energy and the
-    direct sound 4.4 dB above it."""
+def write_church_impulse_response(folder):
+    """Writes the church's impulse response into a copy folder once (the `church` copy reads it)."""
+    if not (folder / CHURCH_IR).exists():
+        hall_impulse_response(folder / CHURCH_IR, seconds=5.0, seed=11, predelay=0.03,
+                              rt60=[3.6, 3.5, 3.3, 3.0, 2.8, 2.5, 2.1, 1.6, 1.1], direct=1.0)
+
+
+def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7, predelay=0.02,
+                          rt60=(2.1, 2.0, 1.9, 1.8, 1.7, 1.5, 1.3, 1.0, 0.7), direct=1 / 0.6):
+    """Writes a stereo impulse response of a room: a direct sound, `predelay` seconds of silence, then
+    independent Gaussian noise per channel, split into octave bands (63 Hz to 16 kHz), each decaying
+    by 60 dB in that band's reverberation time `rt60`, the tail of unit energy and the direct sound of
+    amplitude `direct`. The defaults are the concert hall: 2.0 s at 125 Hz falling to 1.0 s at 8 kHz,
+    as in large halls (L. Beranek, "Concert Halls and Opera Houses", 2004, ch. 4), the direct sound
+    4.4 dB above the tail."""
     import numpy as np
     import soundfile as sf
     n = int(rate * seconds)
@@ -201,15 +217,14 @@ def hall_impulse_response(path, rate=44100, seconds=3.0, seed=7):
     spectrum = np.fft.rfft(noise, axis=0)
     freqs = np.fft.rfftfreq(n, 1 / rate)
     centres = [63, 125, 250, 500, 1000, 2000, 4000, 8000, 16000]
-    rt60 = [2.1, 2.0, 1.9, 1.8, 1.7, 1.5, 1.3, 1.0, 0.7]
     edges = [0] + [np.sqrt(a * b) for a, b in zip(centres, centres[1:])] + [rate / 2 + 1]
     tail = np.zeros((n, 2))
     for lo, hi, rt in zip(edges, edges[1:], rt60):
         band = np.where(((freqs >= lo) & (freqs < hi))[:, None], spectrum, 0)
         tail += np.fft.irfft(band, n=n, axis=0) * np.exp(-6.9 * t / rt)[:, None]
-    ir = np.concatenate([np.zeros((int(0.02 * rate), 2)), tail])
+    ir = np.concatenate([np.zeros((int(predelay * rate), 2)), tail])
     ir /= np.sqrt((ir ** 2).sum(0))
-    ir[0, :] = 1 / 0.6
+    ir[0, :] = direct
     sf.write(str(path), ir.astype(np.float32), rate, subtype="FLOAT")
 
 
