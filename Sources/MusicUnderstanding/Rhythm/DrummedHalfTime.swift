@@ -65,13 +65,10 @@ extension RhythmAnalyzer {
     /// windows (a beat dropped or added turns the parity of a few windows only); 0 without
     /// alternation, 1 when every other beat is silent in the low band. `nil` with fewer than 8 beats.
     func lowBandAlternation(_ lowBand: [Float], beats: [Int], radius: Int) -> Double? {
-        let n = lowBand.count
-        guard beats.count >= 8, n > 0 else { return nil }
+        guard beats.count >= 8, !lowBand.isEmpty else { return nil }
         let peaks: [Double] = beats.map { b in
-            let lo = max(0, b - radius), hi = min(n - 1, b + radius)
-            guard lo <= hi else { return 0 }
-            let peak = Double(lowBand[lo...hi].max() ?? 0)
-            return peak.isFinite ? max(0, peak) : 0
+            let peak = Double(PeakPicking.windowMaximum(lowBand, around: b, radius: radius))
+            return peak.isFinite ? peak : 0
         }
         var values: [Double] = []
         for start in stride(from: 0, through: peaks.count - 8, by: 2) {
