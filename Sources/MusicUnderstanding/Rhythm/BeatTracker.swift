@@ -59,12 +59,15 @@ struct BeatTracker: Sendable {
     /// With ``RhythmAnalyzer/Configuration/BeatSettings/decodesAtWholeFramePeriod`` the activation is first
     /// resampled (nearest frame) so that `centrePeriod` becomes the nearest whole number of
     /// frames, the decoding runs there, and the beats are mapped back to the nearest frame.
-    func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
+    ///
+    /// `passages` (``TempoRegimes``) centre the tempo prior on another period from their first
+    /// frame on, as a ratio to `centrePeriod`.
+    func track(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double, passages: [TempoRegimes.Change] = []) -> [Int] {
         let whole = centrePeriod.rounded()
         guard settings.decodesAtWholeFramePeriod, centrePeriod.isFinite, whole >= 2,
             abs(whole - centrePeriod) > 1e-6, activation.count > 1
         else {
-            return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod)
+            return decode(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod, passages: passages)
         }
         // Warped frame u corresponds to frame u / warp.
         let warp = whole / centrePeriod
@@ -78,7 +81,8 @@ struct BeatTracker: Sendable {
             warped[u] = activation[min(n - 1, Int((Double(u) / warp).rounded()))]
         }
         let lo = Int((Double(minPeriod) * warp).rounded(.down)), hi = Int((Double(maxPeriod) * warp).rounded(.up))
-        let beats = decode(warped, minPeriod: lo, maxPeriod: hi, centrePeriod: whole)
+        let warpedPassages = passages.map { TempoRegimes.Change(frame: Int((Double($0.frame) * warp).rounded()), ratio: $0.ratio) }
+        let beats = decode(warped, minPeriod: lo, maxPeriod: hi, centrePeriod: whole, passages: warpedPassages)
         var out: [Int] = []
         out.reserveCapacity(beats.count)
         for u in beats {
@@ -90,12 +94,27 @@ struct BeatTracker: Sendable {
 
     /// The Viterbi decoding of ``track(_:minPeriod:maxPeriod:centrePeriod:)`` in the activation's
     /// own frames.
-    func decode(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double) -> [Int] {
+    func decode(_ activation: [Float], minPeriod: Int, maxPeriod: Int, centrePeriod: Double, passages: [TempoRegimes.Change] = []) -> [Int] {
         let n = activation.count
         guard let space = stateSpace(frames: n, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: centrePeriod) else { return [] }
         let periods = space.periods, offsets = space.offsets, total = space.ringSize
         let fromLo = space.fromLo, columnStart = space.columnStart, columns = space.columns
         let m = periods.count
+        // A passage of another tempo moves the prior's centre: the difference of the two priors
+        // is added to each beat's entry (the prior depends on the beat's period only).
+        let shifts = passages.map { passage -> (frame: Int, delta: [Double]?) in
+            guard passage.ratio != 1, passage.ratio > 0 else { return (passage.frame, nil) }
+            let w = periodPriorWeight, centre = max(1, centrePeriod), moved = max(1, centrePeriod * passage.ratio)
+            return (
+                passage.frame,
+                periods.map { p in
+                    let old = log2(Double(p) / centre), new = log2(Double(p) / moved)
+                    return -w * (new * new - old * old)
+                }
+            )
+        }
+        var shiftIndex = -1
+        var delta: [Double]?
         // Ring of entry scores per period: the beat of period j that starts at frame s keeps its
         // entry score in slot s mod τ_j for τ_j frames (beats before the first frame enter at 0).
         var score = [Double](repeating: 0, count: total)
@@ -121,6 +140,10 @@ struct BeatTracker: Sendable {
                 back.withUnsafeMutableBufferPointer { bp in
                     cum.withUnsafeBufferPointer { c in
                         for t in 1..<n {
+                            while shiftIndex + 1 < shifts.count, shifts[shiftIndex + 1].frame <= t {
+                                shiftIndex += 1
+                                delta = shifts[shiftIndex].delta
+                            }
                             // Score of the last position of every period at t − 1: the entry of
                             // the beat that started at t − τ, plus its beat states' ratios.
                             for i in 0..<m {
@@ -131,7 +154,7 @@ struct BeatTracker: Sendable {
                                 for j in 0..<m {
                                     let (best, k) = Self.firstMaximum(
                                         of: endBase + fromLo[j], plus: columnBase + columnStart[j], count: columnStart[j + 1] - columnStart[j])
-                                    entry[j] = best
+                                    entry[j] = delta.map { best + $0[j] } ?? best
                                     bp[t * m + j] = UInt8(k.map { fromLo[j] + $0 } ?? j)
                                 }
                             }

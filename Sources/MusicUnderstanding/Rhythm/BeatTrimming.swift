@@ -39,13 +39,16 @@ extension RhythmAnalyzer {
     /// `period * tempoRange` frames), trimmed to the music's activity on `curve`
     /// (``trimToActivity(_:curve:radius:)``) and without silent beats
     /// (``removeSilentBeats(_:silence:radius:)``), with the radius of their beat-state window.
+    /// `passages` (step 4a, ``TempoRegimes``) centre the tempo prior elsewhere where the music
+    /// changes its tempo.
     func trackBeats(
-        around period: Double, activation: [Float], curve: [Float], silence: SilenceGate?, impulsiveShare: Float
+        around period: Double, activation: [Float], curve: [Float], silence: SilenceGate?, impulsiveShare: Float,
+        passages: [TempoRegimes.Change] = []
     ) -> TrackedBeats {
         let tracker = BeatTracker(settings: configuration.beats, impulsiveShare: impulsiveShare)
         let minPeriod = Int((period / configuration.beats.tempoRange).rounded(.down))
         let maxPeriod = Int((period * configuration.beats.tempoRange).rounded(.up))
-        var frames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: period)
+        var frames = tracker.track(activation, minPeriod: minPeriod, maxPeriod: maxPeriod, centrePeriod: period, passages: passages)
         // The decoder may put a beat anywhere in the beat-state window (±τ/λ positions), so the
         // onset support of a beat is looked for in that window when trimming.
         let radius = max(configuration.placement.refinementRadius, Int((period / configuration.beats.observationLambda).rounded()))

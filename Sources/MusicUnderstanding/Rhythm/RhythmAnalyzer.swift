@@ -17,6 +17,9 @@ import Foundation
 /// 4. `BeatTracker` (`BeatTracker.swift`): HMM over beat period × beat position (Krebs, Böck &
 ///    Widmer 2015) around the global tempo, so beats follow tempo changes without drifting; the
 ///    beats are trimmed to the music's activity and silent beats dropped (`BeatTrimming.swift`).
+///    4a. Passages of another tempo (`TempoRegimes.swift`): where the local tempo of a drummed or
+///    struck texture keeps to another value than the global one for 30 s or more (a medley, a
+///    DJ mix), the tracker's tempo prior is centred on it there.
 /// 5. Metrical level (`MetricalLevel.swift`): the level at half the period when its beats are
 ///    the more salient to a listener, or at a third of it when the beats are the bars of a fast
 ///    triple meter, tracked again; near ties reach further where drums play in half time
@@ -85,9 +88,11 @@ public struct RhythmAnalyzer: Sendable {
         // 4. Beats tracked around the tempo; the silence of the input is shared by the
         // silent-beat removal and the last bar.
         let silence = silenceGate(onset)
-        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:silence:impulsiveShare:)``).
+        // 4a. Passages of another tempo (a medley, a mix), where the tempo prior follows their own.
+        let passages = tempoPassages(tempoOnsets, frameRate: fps, period: tempo.period, estimator: estimator, impulsiveShare: impulsive)
+        /// Beats tracked around `period` on this input (``trackBeats(around:activation:curve:silence:impulsiveShare:passages:)``).
         func track(around period: Double) -> TrackedBeats {
-            trackBeats(around: period, activation: activation, curve: curve, silence: silence, impulsiveShare: impulsive)
+            trackBeats(around: period, activation: activation, curve: curve, silence: silence, impulsiveShare: impulsive, passages: passages)
         }
         var beats = track(around: tempo.period)
         // 5. The level at half or a third of the period, when its beats are the more salient to a

@@ -153,6 +153,20 @@ extension RhythmAnalyzer {
             public var transitionLambda: Double = 100
             /// Largest relative period change from one beat to the next (default 0.2).
             public var maximumPeriodChange: Double = 0.2
+            /// Smallest ratio between a passage's tempo and the global tempo, octaves folded, for the
+            /// tempo prior to centre on the passage's own tempo (default 1.12; 1 turns it off;
+            /// ``TempoRegimes``).
+            public var tempoRegimeChange: Double = 1.12
+            /// Shortest passage of its own tempo, seconds (default 30).
+            public var tempoRegimeSeconds: Double = 30
+            /// Window of the local tempo estimates that find such passages, seconds (default 20).
+            public var tempoRegimeWindowSeconds: Double = 20
+            /// Least impulsive share of the texture for such passages to be looked for (default 0.5:
+            /// where the prior's weight is at least halfway to ``impulsivePeriodPriorWeight``).
+            public var tempoRegimeTexture: Float = 0.5
+            /// Cost, in windows' votes, of a step of 6 % or more between two windows of the local
+            /// tempo path, smaller steps in proportion (default 3).
+            public var tempoRegimeSwitchCost: Double = 3
             /// Observation λ: the beat states are the first and last `τ / λ` positions (default 16,
             /// Krebs 2015).
             public var observationLambda: Double = 16

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Rhythm on medleys of the real dev set: two songs joined in one file, each part scored on its truth.
+
+A DJ mix, a medley, or a long recording whose tempo changes between movements holds passages at
+different tempi. The beat tracker's tempo prior is centred on one global tempo, and step 4a of the
+rhythm chain (docs/analyses/rhythm.md, "Passages of another tempo") moves it for a passage of its
+own tempo. This script builds such inputs from the dev set's own recordings and annotations: for
+each half of the dev set, ten pairs of Beatles songs from that half whose annotated tempi differ by
+a factor of 1.12 to 1.9 (chosen by a fixed hash of their names), 60 s of each (from 20 s in) joined
+at a cut, and scores `cadenza analyze --for rhythm` on each part against that song's own beats and
+downbeats (mir_eval at 70 ms; F-measure, AMLt and downbeat F, the first 3 s of each part left out).
+
+usage: scripts/real-medleys.py CADENZA_BINARY WORKDIR [--configuration FILE] [--details]
+needs: the dev set built (../shared/eval/real, `build.py`), its venv (mir_eval, numpy) and ffmpeg.
+Set CADENZA_EVAL to the harness folder (default ../shared/eval). The audio stays under WORKDIR
+(never commit it: it is not redistributable).
+"""
+import argparse, hashlib, itertools, json, os, subprocess
+from pathlib import Path
+
+import mir_eval
+import numpy as np
+
+EVAL = Path(os.environ.get("CADENZA_EVAL", Path(__file__).resolve().parent.parent.parent / "shared" / "eval"))
+DATA = EVAL / "real" / "data"
+START, LENGTH = 20.0, 60.0
+
+
+def half(identifier):
+    """The dev set's fixed split (score.py): sha1 of the id even for A, odd for B."""
+    return "A" if int(hashlib.sha1(identifier.encode()).hexdigest(), 16) % 2 == 0 else "B"
+
+
+def songs():
+    out = {}
+    for f in sorted(DATA.glob("beatles2_*.truth.json")):
+        t = json.load(open(f))
+        if t.get("beats") and t["duration"] >= START + LENGTH + 5:
+            out[t["id"]] = t
+    return out
+
+
+def pairs(all_songs, h, count=10):
+    ids = sorted(i for i in all_songs if half(i) == h)
+    out = []
+    for a, b in itertools.combinations(ids, 2):
+        r = all_songs[a]["bpm"] / all_songs[b]["bpm"]
+        r = max(r, 1 / r)
+        if 1.12 <= r <= 1.9:
+            out.append((a, b, r))
+    out.sort(key=lambda p: hashlib.sha1((p[0] + p[1]).encode()).hexdigest())
+    return out[:count]
+
+
+def build(a, b, work):
+    name = f"{a[len('beatles2_'):]}__{b[len('beatles2_'):]}"
+    dst = work / "audio" / (name + ".flac")
+    if not dst.exists():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        ia, ib = next(DATA.glob("audio/" + a + ".*")), next(DATA.glob("audio/" + b + ".*"))
+        chain = ("[0:a]aresample=44100,aformat=channel_layouts=stereo[x];"
+                 "[1:a]aresample=44100,aformat=channel_layouts=stereo[y];[x][y]concat=n=2:v=0:a=1")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", str(START), "-t", str(LENGTH), "-i", str(ia),
+                        "-ss", str(START), "-t", str(LENGTH), "-i", str(ib), "-filter_complex", chain, str(dst)], check=True)
+    return name, dst
+
+
+def part(truth, key, shift):
+    x = np.array(truth.get(key) or [], dtype=float)
+    return x[(x >= START) & (x < START + LENGTH)] - START + shift
+
+
+def score(ref, est, lo, hi):
+    ref, est = ref[(ref >= lo + 3) & (ref < hi)], est[(est >= lo + 3) & (est < hi)]
+    if len(ref) < 2:
+        return None
+    amlt = mir_eval.beat.continuity(ref, est)[3] if len(est) >= 2 else 0.0
+    return mir_eval.beat.f_measure(ref, est), amlt
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("binary")
+    ap.add_argument("work", type=Path)
+    ap.add_argument("--configuration")
+    ap.add_argument("--details", action="store_true")
+    args = ap.parse_args()
+    all_songs = songs()
+    tag = hashlib.sha1((str(Path(args.binary).resolve()) + str(args.configuration)).encode()).hexdigest()[:10]
+    for h in "AB":
+        rows = []
+        for a, b, r in pairs(all_songs, h):
+            name, path = build(a, b, args.work)
+            command = [args.binary, "analyze", "--no-progress", "--for", "rhythm"]
+            if args.configuration:
+                command += ["--configuration", args.configuration]
+            out = subprocess.run(command + [str(path)], capture_output=True, text=True).stdout
+            rhythm = (json.loads(out.splitlines()[0]) if out.strip() else {}).get("rhythm") or {}
+            beats = np.array(rhythm.get("beats") or [], dtype=float)
+            bars = np.array(rhythm.get("bars") or [], dtype=float)
+            row = [name, r, rhythm.get("beatsPerMinute")]
+            for truth, shift in ((all_songs[a], 0.0), (all_songs[b], LENGTH)):
+                f, amlt = score(part(truth, "beats", shift), beats, shift, shift + LENGTH)
+                d = score(part(truth, "downbeats", shift), bars, shift, shift + LENGTH)
+                row += [f, amlt, d[0] if d else float("nan")]
+            rows.append(row)
+        if args.details:
+            for row in rows:
+                print(f"{h} {row[0]:55s} {row[1]:.2f} {row[2] or 0:7.1f}  first: F {row[3]:.3f} AMLt {row[4]:.3f} "
+                      f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
+        m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
+        print(f"half {h}, {len(rows)} medleys (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
+              f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
+
+
+if __name__ == "__main__":
+    main()
