@@ -105,7 +105,7 @@ struct TempoRegimes: Sendable {
         guard ratio > 0 else { return false }
         var octave = log2(ratio)
         octave -= octave.rounded(.down)
-        for simple in [4.0 / 3, 3.0 / 2, 3.0 / 4 * 2, 2.0 / 3 * 2] {
+        for simple in [4.0 / 3, 3.0 / 2] {
             let target = log2(simple) - log2(simple).rounded(.down)
             var d = abs(octave - target)
             d = min(d, 1 - d)
