@@ -115,4 +115,50 @@ import Testing
         #expect(on)
         #expect(!off)
     }
+
+    /// Two passages in one input (step 4a): the first pulses every 0.3 s with every other pulse
+    /// weak (its votes go to the 0.6-s level), the second every 0.4 s in threes (its votes keep
+    /// 0.4 s). Each passage is halved or kept on its own votes: the first loses every other beat,
+    /// the second keeps all of its beats.
+    @Test func eachPassageVotesOnItsOwnLevel() throws {
+        let fps = Self.fps
+        let first = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
+        let second = Self.pulses(seconds: 30, period: 0.4) { $0 % 3 == 0 ? 1 : 0.6 }
+        let curve = first + second
+        let frames = curve.indices.filter { curve[$0] > 0 }
+        var times = frames.map { Double($0) / fps }
+        var beats = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
+        let analyzer = RhythmAnalyzer()
+        let voting = VotingCurve(curve, frameRate: fps, analyzer: analyzer)
+        let spans = analyzer.passageSpans([.init(frame: 0, ratio: 1), .init(frame: first.count, ratio: 0.75)], count: curve.count)
+        #expect(spans == [0..<first.count, first.count..<curve.count])
+        let halved = analyzer.halvePassages(
+            &times, beats: &beats, spans: spans, voting: voting, beatsPerBar: 4, downbeatIndices: [], frameRate: fps,
+            harmonicChange: [], harmonicRate: 0, curve: curve)
+        #expect(halved)
+        let firstBefore = frames.filter { $0 < first.count }.count, secondBefore = frames.count - firstBefore
+        let firstAfter = beats.frames.filter { $0 < first.count }.count, secondAfter = beats.frames.count - firstAfter
+        #expect(abs(firstAfter - firstBefore / 2) <= 1, "\(firstAfter) of \(firstBefore)")
+        #expect(secondAfter == secondBefore)
+        // The strong pulses are the ones kept.
+        #expect(beats.frames.filter { $0 < first.count }.allSatisfy { curve[$0] == 1 })
+        #expect(times.count == beats.frames.count)
+        // One input without passages has no spans.
+        #expect(analyzer.passageSpans([], count: curve.count).isEmpty)
+        #expect(analyzer.passageSpans([.init(frame: 0, ratio: 1)], count: curve.count).isEmpty)
+    }
+
+    /// A passage's first beat is where the beat intervals change, even when step 4a puts its start
+    /// 3 s late: 40 beats 0.5 s apart, then 0.4 s apart; too few beats near it keep the frame.
+    @Test func passageStartsWhereTheIntervalsChange() {
+        let analyzer = RhythmAnalyzer()
+        let slow: [Double] = (0..<40).map { Double($0) * 0.5 }
+        let fast: [Double] = (0..<40).map { 20 + Double($0) * 0.4 }
+        let times = slow + fast
+        let frames: [Int] = times.map { Int(($0 * 100).rounded()) }
+        #expect(analyzer.tempoChangeBeat(times, frames: frames, near: 2_300, reach: 1_000) == 40)
+        #expect(analyzer.tempoChangeBeat(times, frames: frames, near: 1_700, reach: 1_000) == 40)
+        // A reach that holds fewer than two intervals either side: the first beat from the frame.
+        #expect(analyzer.tempoChangeBeat(times, frames: frames, near: 2_300, reach: 60) == frames.firstIndex { $0 >= 2_300 })
+    }
 }

@@ -9,7 +9,7 @@ public struct AnalyzerInfo: Sendable, Codable, Hashable {
     /// The library's name, `cadenza`.
     public static let libraryName = "cadenza"
     /// The library's version. It changes whenever a report of the same input can change.
-    public static let libraryVersion = "0.8.20"
+    public static let libraryVersion = "0.8.21"
 
     /// Name of the analyser (``libraryName``).
     public var name: String

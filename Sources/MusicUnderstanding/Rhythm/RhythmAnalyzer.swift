@@ -33,7 +33,8 @@ import Foundation
 ///    one bar later (Gouyon & Herrera 2003); the last bar is completed.
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
-///    Plumbley 2007) and the meter is not odd; the bars found again.
+///    Plumbley 2007) and the meter is not odd; the bars found again. Where step 4a found
+///    passages, each passage votes and is halved on its own.
 /// 9. Free passages (`BeatTrimming.swift`): an introduction or ending out of time (few beats
 ///    with an onset, its notes off the beats), whose beats and bars the report leaves out after
 ///    step 10; the other analyses keep the tracked grid.
@@ -120,7 +121,18 @@ public struct RhythmAnalyzer: Sendable {
         // period, unless every beat is alike (an isochronous stream is its own beat).
         // An odd meter (3, or 5 and 7 when configured) has no level at twice its beat: its bars
         // are not halved (as `fold` keeps them).
-        if beatTimes.count >= 8, bars.beatsPerBar.map({ $0 % 2 == 0 }) ?? true,
+        // Where step 4a found passages of another tempo, each passage votes on its own.
+        let spans = passageSpans(passages, count: curve.count)
+        if !spans.isEmpty {
+            if halvePassages(
+                &beatTimes, beats: &beats, spans: spans, voting: voting, beatsPerBar: bars.beatsPerBar, downbeatIndices: bars.indices,
+                frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, curve: curve)
+            {
+                bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence, impulsiveShare: impulsive)
+                let halvedInterval = medianInterval(beatTimes)
+                bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
+            }
+        } else if beatTimes.count >= 8, bars.beatsPerBar.map({ $0 % 2 == 0 }) ?? true,
             accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
             votesForSlowerLevel(voting, beatsPerMinute: bpm)
         {
