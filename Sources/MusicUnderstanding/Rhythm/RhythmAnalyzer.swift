@@ -34,7 +34,7 @@ import Foundation
 /// 8. Octave (`OctaveVote.swift`): every other beat kept, on the phase where the harmony
 ///    changes, when short windows of the onset curve vote for the double period (Davies &
 ///    Plumbley 2007) and the meter is not odd; the bars found again. Where step 4a found
-///    passages, each passage votes and is halved on its own.
+///    passages, each passage votes and is halved on its own (`PassageOctave.swift`).
 /// 9. Free passages (`BeatTrimming.swift`): an introduction or ending out of time (few beats
 ///    with an onset, its notes off the beats), whose beats and bars the report leaves out after
 ///    step 10; the other analyses keep the tracked grid.
