@@ -51,11 +51,13 @@ extension RhythmAnalyzer {
     /// Whether the faster level's `salience` takes it: at 1 or more, or on a near tie
     /// (``Configuration/LevelSettings/salienceTie``; ``Configuration/LevelSettings/drummedSalienceTie``
     /// for drummed half time) when the window votes on `votingCurve` prefer half the `period`.
-    private func takesFasterLevel(salience: Double, period: Double, votingCurve: VotingCurve?, drummedHalfTime: Bool) -> Bool {
+    /// `drummedHalfTime` is evaluated only for a salience between the two ties.
+    private func takesFasterLevel(salience: Double, period: Double, votingCurve: VotingCurve?, drummedHalfTime: () -> Bool) -> Bool {
         if salience >= 1 { return true }
         let level = configuration.level
-        let tie = drummedHalfTime ? min(level.salienceTie, level.drummedSalienceTie) : level.salienceTie
-        guard let votingCurve, salience >= tie else { return false }
+        guard let votingCurve else { return false }
+        let nearTie = salience >= level.salienceTie || (salience >= level.drummedSalienceTie && drummedHalfTime())
+        guard nearTie else { return false }
         return votesForFasterLevel(votingCurve, period: period)
     }
 
@@ -65,10 +67,11 @@ extension RhythmAnalyzer {
     /// decide (``fasterLevelSalience(of:beats:relativeFlux:radius:frameRate:estimator:)``,
     /// ``tripleLevel(of:beats:relativeFlux:radius:frameRate:estimator:)``). `votingCurve` is the
     /// tempo-estimation curve; without it, near ties keep the tracked level. Near ties reach
-    /// further in `drummedHalfTime` (``isDrummedHalfTime(_:lowBand:beats:radius:)``).
+    /// further in `drummedHalfTime` (``isDrummedHalfTime(_:lowBand:beats:radius:)``), which is
+    /// evaluated only for such a near tie.
     func adjacentLevel(
         of tempo: TempoEstimate, beats: [Int], relativeFlux rel: [Float], radius: Int,
-        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve?, drummedHalfTime: Bool = false
+        frameRate: Double, estimator: TempoEstimator, votingCurve: VotingCurve?, drummedHalfTime: @autoclosure () -> Bool = false
     ) -> TempoEstimate? {
         guard configuration.level.adjacentLevelSalience else { return nil }
         // The faster level's salience is computed once and decided twice: clearly, then on a near tie.

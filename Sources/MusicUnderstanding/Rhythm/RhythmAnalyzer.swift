@@ -98,10 +98,11 @@ public struct RhythmAnalyzer: Sendable {
         var beats = track(around: tempo.period)
         // 5. The level at half or a third of the period, when its beats are the more salient to a
         // listener (near ties reach further where drums play in half time).
-        let halfTime = isDrummedHalfTime(features.harmonicPercussive, lowBand: onset.lowStrength, beats: beats.frames, radius: beats.radius)
+        let tracked = beats
         if let adjacent = adjacentLevel(
             of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
-            frameRate: fps, estimator: estimator, votingCurve: voting, drummedHalfTime: halfTime)
+            frameRate: fps, estimator: estimator, votingCurve: voting,
+            drummedHalfTime: isDrummedHalfTime(features.harmonicPercussive, lowBand: onset.lowStrength, beats: tracked.frames, radius: tracked.radius))
         {
             let retracked = track(around: adjacent.period)
             if retracked.frames.count >= 2 { tempo = adjacent; beats = retracked }
