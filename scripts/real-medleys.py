@@ -10,7 +10,13 @@ a factor of 1.12 to 1.9 (chosen by a fixed hash of their names), 60 s of each (f
 at a cut, and scores `cadenza analyze --for rhythm` on each part against that song's own beats and
 downbeats (mir_eval at 70 ms; F-measure, AMLt and downbeat F, the first 3 s of each part left out).
 
-usage: scripts/real-medleys.py CADENZA_BINARY WORKDIR [--configuration FILE] [--details]
+With --tempo-change, each song of a half instead keeps its own music and changes tempo: 50 s from
+20 s in at its own tempo, then the next stretch played 1.2 times faster or slower (FFmpeg's `atempo`,
+pitch kept; the factor chosen by a fixed hash of the name) for 50 s, as a live band that speeds up or
+a coda in another tempo does, with no new song at the change. The second part's truth is the song's
+own, moved to the new tempo.
+
+usage: scripts/real-medleys.py CADENZA_BINARY WORKDIR [--configuration FILE] [--details] [--tempo-change]
 needs: the dev set built (../shared/eval/real, `build.py`), its venv (mir_eval, numpy) and ffmpeg.
 Set CADENZA_EVAL to the harness folder (default ../shared/eval). The audio stays under WORKDIR
 (never commit it: it is not redistributable).
@@ -24,6 +30,7 @@ import numpy as np
 EVAL = Path(os.environ.get("CADENZA_EVAL", Path(__file__).resolve().parent.parent.parent / "shared" / "eval"))
 DATA = EVAL / "real" / "data"
 START, LENGTH = 20.0, 60.0
+CHANGE = 50.0  # seconds per part with --tempo-change
 
 
 def half(identifier):
@@ -65,6 +72,32 @@ def build(a, b, work):
     return name, dst
 
 
+def build_change(a, truth, work):
+    """One song at its own tempo for CHANGE s, then CHANGE s of what follows at a factor 1.2 or 1/1.2."""
+    factor = 1.2 if int(hashlib.sha1((a + "@tempo").encode()).hexdigest(), 16) % 2 == 0 else 1 / 1.2
+    name = f"{a[len('beatles2_'):]}__x{factor:.2f}"
+    dst = work / "audio" / (name + ".flac")
+    if truth["duration"] < START + CHANGE + CHANGE * factor + 1:
+        return None
+    if not dst.exists():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        ia = next(DATA.glob("audio/" + a + ".*"))
+        chain = (f"[0:a]aresample=44100,aformat=channel_layouts=stereo[x];"
+                 f"[1:a]aresample=44100,aformat=channel_layouts=stereo,atempo={factor:.6f}[y];[x][y]concat=n=2:v=0:a=1")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", str(START), "-t", str(CHANGE), "-i", str(ia),
+                        "-ss", str(START + CHANGE), "-t", str(CHANGE * factor), "-i", str(ia),
+                        "-filter_complex", chain, str(dst)], check=True)
+    return name, dst, factor
+
+
+def changed_part(truth, key, factor):
+    """The truth of the second part of `build_change`: the song's times after START + CHANGE, played `factor` times faster."""
+    x = np.array(truth.get(key) or [], dtype=float)
+    lo = START + CHANGE
+    x = x[(x >= lo) & (x < lo + CHANGE * factor)]
+    return (x - lo) / factor + CHANGE
+
+
 def part(truth, key, shift):
     x = np.array(truth.get(key) or [], dtype=float)
     return x[(x >= START) & (x < START + LENGTH)] - START + shift
@@ -84,8 +117,11 @@ def main():
     ap.add_argument("work", type=Path)
     ap.add_argument("--configuration")
     ap.add_argument("--details", action="store_true")
+    ap.add_argument("--tempo-change", action="store_true", help="one song changing tempo instead of two songs")
     args = ap.parse_args()
     all_songs = songs()
+    if args.tempo_change:
+        return tempo_changes(args, all_songs)
     tag = hashlib.sha1((str(Path(args.binary).resolve()) + str(args.configuration)).encode()).hexdigest()[:10]
     for h in "AB":
         rows = []
@@ -110,6 +146,37 @@ def main():
                       f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
         m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
         print(f"half {h}, {len(rows)} medleys (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
+              f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
+
+
+def tempo_changes(args, all_songs):
+    """The --tempo-change mode: each song of each half at its tempo, then 1.2 times faster or slower."""
+    for h in "AB":
+        rows = []
+        for a in sorted(i for i in all_songs if half(i) == h):
+            built = build_change(a, all_songs[a], args.work)
+            if built is None:
+                continue
+            name, path, factor = built
+            command = [args.binary, "analyze", "--no-progress", "--for", "rhythm"]
+            if args.configuration:
+                command += ["--configuration", args.configuration]
+            out = subprocess.run(command + [str(path)], capture_output=True, text=True).stdout
+            rhythm = (json.loads(out.splitlines()[0]) if out.strip() else {}).get("rhythm") or {}
+            beats = np.array(rhythm.get("beats") or [], dtype=float)
+            bars = np.array(rhythm.get("bars") or [], dtype=float)
+            row = [name, factor, rhythm.get("beatsPerMinute")]
+            for key_part, shift in ((lambda k: part(all_songs[a], k, 0.0), 0.0), (lambda k: changed_part(all_songs[a], k, factor), CHANGE)):
+                f, amlt = score(key_part("beats"), beats, shift, shift + CHANGE)
+                d = score(key_part("downbeats"), bars, shift, shift + CHANGE)
+                row += [f, amlt, d[0] if d else float("nan")]
+            rows.append(row)
+        if args.details:
+            for row in rows:
+                print(f"{h} {row[0]:45s} {row[1]:.2f} {row[2] or 0:7.1f}  first: F {row[3]:.3f} AMLt {row[4]:.3f} "
+                      f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
+        m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
+        print(f"half {h}, {len(rows)} songs changing tempo (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
               f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
 
 
