@@ -19,9 +19,8 @@ extension RhythmAnalyzer {
     /// passage keeps every other beat on its own, when the window votes of its own span prefer
     /// the double period (``votesForSlowerLevel(_:beatsPerMinute:span:)``) under the conditions
     /// of the whole-input step (at least 8 beats, an even meter `beatsPerBar`, accents that vary).
-    /// Two songs in one file may be tapped at different levels (one at its half note, the other
-    /// at its crotchet), which one decision for the whole input cannot give both. The phase kept
-    /// is chosen as in ``halve(_:beats:frameRate:harmonicChange:harmonicRate:downbeatIndices:curve:)``
+    /// A passage's beats start where the tracked tempo changes (``tempoChangeBeat(_:frames:near:reach:)``,
+    /// within half of step 4a's window of its start). The phase kept is chosen as in ``halve(_:beats:frameRate:harmonicChange:harmonicRate:downbeatIndices:curve:)``
     /// on the passage's beats. Returns whether any passage was halved.
     func halvePassages(
         _ times: inout [Double], beats: inout TrackedBeats, spans: [Range<Int>], voting: VotingCurve, beatsPerBar: Int?,
