@@ -161,4 +161,23 @@ import Testing
         // A reach that holds fewer than two intervals either side: the first beat from the frame.
         #expect(analyzer.tempoChangeBeat(times, frames: frames, near: 2_300, reach: 60) == frames.firstIndex { $0 >= 2_300 })
     }
+
+    /// Votes restricted to a span hear only the windows inside it: over the first half of a curve
+    /// whose halves pulse at 0.3 s (every other pulse weak) and at 0.4 s (in threes), the 0.6-s
+    /// level wins; over the second half, the 0.4-s level (each against the other too); a span
+    /// shorter than one window has none.
+    @Test func votesOfASpanHearOnlyItsWindows() throws {
+        let first = Self.pulses(seconds: 30, period: 0.3) { $0 % 2 == 0 ? 1 : 0.3 }
+        let second = Self.pulses(seconds: 30, period: 0.4) { $0 % 3 == 0 ? 1 : 0.6 }
+        let curve = first + second
+        let vote = OctaveVote(preferredPeriod: 0.4993)
+        let early = try #require(vote.votes(curve, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240, span: 0..<first.count))
+        let late = try #require(vote.votes(curve, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240, span: first.count..<curve.count))
+        #expect(early.prefer(period: 0.6, to: 0.3))
+        #expect(late.prefer(period: 0.4, to: 0.8))
+        // The two spans disagree, so neither heard the other's windows.
+        #expect(early.prefer(period: 0.6, to: 0.4))
+        #expect(late.prefer(period: 0.4, to: 0.6))
+        #expect(vote.votes(curve, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240, span: 100..<900) == nil)
+    }
 }
