@@ -180,4 +180,29 @@ import Testing
         #expect(late.prefer(period: 0.4, to: 0.6))
         #expect(vote.votes(curve, frameRate: Self.fps, minimumBPM: 40, maximumBPM: 240, span: 100..<900) == nil)
     }
+
+    /// Degenerate inputs to the per-passage step neither crash nor change anything: no beats, beats
+    /// all in one passage, times and frames of different lengths, non-finite times.
+    @Test func passageStepToleratesDegenerateInput() {
+        let analyzer = RhythmAnalyzer()
+        let curve = Self.pulses(seconds: 60, period: 0.5)
+        let voting = VotingCurve(curve, frameRate: Self.fps, analyzer: analyzer)
+        let spans = [0..<(curve.count / 2), (curve.count / 2)..<curve.count]
+        func run(_ times: [Double], _ frames: [Int]) -> (Bool, [Double], [Int]) {
+            var t = times
+            var beats = RhythmAnalyzer.TrackedBeats(frames: frames, radius: 2)
+            let changed = analyzer.halvePassages(
+                &t, beats: &beats, spans: spans, voting: voting, beatsPerBar: 4, downbeatIndices: [0, 4, 99], frameRate: Self.fps,
+                harmonicChange: [], harmonicRate: 0, curve: curve)
+            return (changed, t, beats.frames)
+        }
+        #expect(run([], []) == (false, [], []))
+        let early = (0..<20).map { 0.2 + Double($0) * 0.5 }
+        let frames = early.map { Int(($0 * Self.fps).rounded()) }
+        #expect(run(early, frames) == (false, early, frames))
+        #expect(run(early, Array(frames.dropLast())).0 == false)
+        let broken = early.map { $0 == 5.2 ? Double.nan : $0 }
+        #expect(run(broken, frames).0 == false)
+        #expect(analyzer.tempoChangeBeat(broken, frames: frames, near: frames[10], reach: 2_000) <= frames.count)
+    }
 }
