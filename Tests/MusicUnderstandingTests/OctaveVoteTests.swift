@@ -205,4 +205,32 @@ import Testing
         #expect(run(broken, frames).0 == false)
         #expect(analyzer.tempoChangeBeat(broken, frames: frames, near: frames[10], reach: 2_000) <= frames.count)
     }
+
+    /// A tempo range folds each passage on its own: 30 s at 86 BPM (0.7 s) then 30 s at 150 BPM
+    /// (0.4 s), folded into 100-200 BPM. The whole input's median tempo (150) is in the range, so
+    /// one fold for all leaves the first part at 86; per passage, the first part is doubled and
+    /// the second kept.
+    @Test func tempoRangeFoldsEachPassage() {
+        let slow = stride(from: 0.0, to: 30, by: 0.7).map { $0 }
+        let fast = stride(from: 30.1, to: 60, by: 0.4).map { $0 }
+        let beats = slow + fast
+        let frames = beats.map { Int(($0 * 100).rounded()) }
+        let bars = stride(from: 0, to: beats.count, by: 4).map { beats[$0] }
+        let result = RhythmResult(beats: beats, bars: bars, beatsPerMinute: 150, beatsPerBar: 4)
+        let analyzer = RhythmAnalyzer()
+        let spans = [0..<3_000, 3_000..<6_000]
+        func intervals(_ r: RhythmResult, within: ClosedRange<Double>) -> [Double] {
+            let t = r.beats.filter { within.contains($0) }
+            return zip(t, t.dropFirst()).map { $1 - $0 }
+        }
+        let whole = analyzer.fold(result, into: 100...200, beatFrames: frames, curve: [], radius: 2)
+        #expect(intervals(whole, within: 2...25).allSatisfy { abs($0 - 0.7) < 1e-9 })
+        let folded = analyzer.foldPassages(result, into: 100...200, beatFrames: frames, spans: spans, frameRate: 100, curve: [], radius: 2)
+        #expect(intervals(folded, within: 2...25).allSatisfy { abs($0 - 0.35) < 1e-9 })
+        #expect(intervals(folded, within: 35...58).allSatisfy { abs($0 - 0.4) < 1e-9 })
+        #expect(folded.bars == bars && folded.beatsPerBar == 4)
+        // One span: the whole-input fold.
+        let once = analyzer.foldPassages(result, into: 100...200, beatFrames: frames, spans: [], frameRate: 100, curve: [], radius: 2)
+        #expect(once.beats == whole.beats && once.beatsPerMinute == whole.beatsPerMinute)
+    }
 }

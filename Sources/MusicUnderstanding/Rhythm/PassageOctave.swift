@@ -86,3 +86,44 @@ extension RhythmAnalyzer {
         return best
     }
 }
+
+extension RhythmAnalyzer {
+    /// Step 10 per passage: with a tempo range (``Configuration/LevelSettings/foldedTempoRange``),
+    /// each passage of another tempo (step 4a, `spans`, frames of `curve`) is folded into `range`
+    /// on its own median tempo (``fold(_:into:beatFrames:curve:radius:)``), from the beat where the
+    /// tracked tempo changes, so that every part of a medley or a mix lands in the range a DJ
+    /// collection uses; the whole input is folded at once when there is one span. The meter is
+    /// kept unless a passage cannot keep it; the reported tempo is the median beat interval of all
+    /// the beats again.
+    func foldPassages(
+        _ result: RhythmResult, into range: ClosedRange<Double>, beatFrames: [Int], spans: [Range<Int>], frameRate: Double, curve: [Float],
+        radius: Int
+    ) -> RhythmResult {
+        guard spans.count >= 2, result.beats.count == beatFrames.count else {
+            return fold(result, into: range, beatFrames: beatFrames, curve: curve, radius: radius)
+        }
+        let reach = Int((configuration.beats.tempoRegimeWindowSeconds * frameRate / 2).rounded())
+        let starts =
+            spans.dropFirst().map { tempoChangeBeat(result.beats, frames: beatFrames, near: $0.lowerBound, reach: reach) } + [beatFrames.count]
+        var out = result
+        out.beats = []
+        var index = 0
+        for end in starts {
+            let first = index
+            index = max(first, end)
+            let part = Array(result.beats[first..<index])
+            guard let start = part.first, let stop = part.last else { continue }
+            let interval = medianInterval(part)
+            let piece = fold(
+                RhythmResult(
+                    beats: part, bars: result.bars.filter { $0 >= start && $0 <= stop }, beatsPerMinute: interval > 0 ? Float(60 / interval) : nil,
+                    beatsPerBar: result.beatsPerBar),
+                into: range, beatFrames: Array(beatFrames[first..<index]), curve: curve, radius: radius)
+            out.beats += piece.beats
+            if piece.beatsPerBar == nil { out.beatsPerBar = nil }
+        }
+        let interval = medianInterval(out.beats)
+        out.beatsPerMinute = interval > 0 ? Float(60 / interval) : nil
+        return out
+    }
+}

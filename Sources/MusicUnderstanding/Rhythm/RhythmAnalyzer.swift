@@ -39,7 +39,8 @@ import Foundation
 ///    with an onset, its notes off the beats), whose beats and bars the report leaves out after
 ///    step 10; the other analyses keep the tracked grid.
 /// 10. Folding (`MetricalLevel.swift`): the beats folded by octaves into a tempo range when one
-///    is set, and the reported tempo put first among its octave alternatives.
+///    is set (each passage of step 4a on its own, `PassageOctave.swift`), and the reported tempo
+///    put first among its octave alternatives.
 /// 11. Tempo curve (`TempoCurve.swift`): the local tempo at every bar line, from the median beat
 ///    interval of a window of beats (Dixon 2001), reported when it drifts from the global tempo.
 public struct RhythmAnalyzer: Sendable {
@@ -150,7 +151,7 @@ public struct RhythmAnalyzer: Sendable {
         // 10. Folded into the tempo range, the reported tempo first; the passages out of time, and the
         // silence before the music starts and after it stops, left out.
         if let range = configuration.level.foldedTempoRange {
-            result = fold(result, into: range, beatFrames: beats.frames, curve: curve, radius: beats.radius)
+            result = foldPassages(result, into: range, beatFrames: beats.frames, spans: spans, frameRate: fps, curve: curve, radius: beats.radius)
         }
         result = reportedTempoFirst(result)
         if let kept = soundingSpan(pulsed, onset: onset, duration: Double(curve.count) / fps) { result = keeping(result, within: kept) }
