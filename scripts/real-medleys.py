@@ -120,64 +120,58 @@ def main():
     ap.add_argument("--tempo-change", action="store_true", help="one song changing tempo instead of two songs")
     args = ap.parse_args()
     all_songs = songs()
-    if args.tempo_change:
-        return tempo_changes(args, all_songs)
-    tag = hashlib.sha1((str(Path(args.binary).resolve()) + str(args.configuration)).encode()).hexdigest()[:10]
     for h in "AB":
-        rows = []
-        for a, b, r in pairs(all_songs, h):
-            name, path = build(a, b, args.work)
-            command = [args.binary, "analyze", "--no-progress", "--for", "rhythm"]
-            if args.configuration:
-                command += ["--configuration", args.configuration]
-            out = subprocess.run(command + [str(path)], capture_output=True, text=True).stdout
-            rhythm = (json.loads(out.splitlines()[0]) if out.strip() else {}).get("rhythm") or {}
-            beats = np.array(rhythm.get("beats") or [], dtype=float)
-            bars = np.array(rhythm.get("bars") or [], dtype=float)
-            row = [name, r, rhythm.get("beatsPerMinute")]
-            for truth, shift in ((all_songs[a], 0.0), (all_songs[b], LENGTH)):
-                f, amlt = score(part(truth, "beats", shift), beats, shift, shift + LENGTH)
-                d = score(part(truth, "downbeats", shift), bars, shift, shift + LENGTH)
-                row += [f, amlt, d[0] if d else float("nan")]
-            rows.append(row)
-        if args.details:
-            for row in rows:
-                print(f"{h} {row[0]:55s} {row[1]:.2f} {row[2] or 0:7.1f}  first: F {row[3]:.3f} AMLt {row[4]:.3f} "
-                      f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
-        m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
-        print(f"half {h}, {len(rows)} medleys (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
-              f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
+        if args.tempo_change:
+            cases = []
+            for a in sorted(i for i in all_songs if half(i) == h):
+                built = build_change(a, all_songs[a], args.work)
+                if built is None:
+                    continue
+                name, path, factor = built
+                truth = all_songs[a]
+                parts = [(part(truth, "beats", 0.0), part(truth, "downbeats", 0.0), 0.0, CHANGE),
+                         (changed_part(truth, "beats", factor), changed_part(truth, "downbeats", factor), CHANGE, 2 * CHANGE)]
+                cases.append((name, path, factor, parts))
+            report(args, h, cases, "songs changing tempo", 45)
+        else:
+            cases = []
+            for a, b, r in pairs(all_songs, h):
+                name, path = build(a, b, args.work)
+                parts = [(part(t, "beats", shift), part(t, "downbeats", shift), shift, shift + LENGTH)
+                         for t, shift in ((all_songs[a], 0.0), (all_songs[b], LENGTH))]
+                cases.append((name, path, r, parts))
+            report(args, h, cases, "medleys", 55)
 
 
-def tempo_changes(args, all_songs):
-    """The --tempo-change mode: each song of each half at its tempo, then 1.2 times faster or slower."""
-    for h in "AB":
-        rows = []
-        for a in sorted(i for i in all_songs if half(i) == h):
-            built = build_change(a, all_songs[a], args.work)
-            if built is None:
-                continue
-            name, path, factor = built
-            command = [args.binary, "analyze", "--no-progress", "--for", "rhythm"]
-            if args.configuration:
-                command += ["--configuration", args.configuration]
-            out = subprocess.run(command + [str(path)], capture_output=True, text=True).stdout
-            rhythm = (json.loads(out.splitlines()[0]) if out.strip() else {}).get("rhythm") or {}
-            beats = np.array(rhythm.get("beats") or [], dtype=float)
-            bars = np.array(rhythm.get("bars") or [], dtype=float)
-            row = [name, factor, rhythm.get("beatsPerMinute")]
-            for key_part, shift in ((lambda k: part(all_songs[a], k, 0.0), 0.0), (lambda k: changed_part(all_songs[a], k, factor), CHANGE)):
-                f, amlt = score(key_part("beats"), beats, shift, shift + CHANGE)
-                d = score(key_part("downbeats"), bars, shift, shift + CHANGE)
-                row += [f, amlt, d[0] if d else float("nan")]
-            rows.append(row)
-        if args.details:
-            for row in rows:
-                print(f"{h} {row[0]:45s} {row[1]:.2f} {row[2] or 0:7.1f}  first: F {row[3]:.3f} AMLt {row[4]:.3f} "
-                      f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
-        m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
-        print(f"half {h}, {len(rows)} songs changing tempo (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
-              f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
+def rhythm_of(args, path):
+    """The beats, downbeats and tempo of `cadenza analyze --for rhythm` on one file."""
+    command = [args.binary, "analyze", "--no-progress", "--for", "rhythm"]
+    if args.configuration:
+        command += ["--configuration", args.configuration]
+    out = subprocess.run(command + [str(path)], capture_output=True, text=True).stdout
+    rhythm = (json.loads(out.splitlines()[0]) if out.strip() else {}).get("rhythm") or {}
+    return (np.array(rhythm.get("beats") or [], dtype=float), np.array(rhythm.get("bars") or [], dtype=float),
+            rhythm.get("beatsPerMinute"))
+
+
+def report(args, h, cases, label, width):
+    """Scores each case (name, path, ratio, two parts of (beats, downbeats, start, end)) and prints half `h`."""
+    rows = []
+    for name, path, ratio, parts in cases:
+        beats, bars, bpm = rhythm_of(args, path)
+        row = [name, ratio, bpm]
+        for ref_beats, ref_bars, lo, hi in parts:
+            f, amlt = score(ref_beats, beats, lo, hi)
+            d = score(ref_bars, bars, lo, hi)
+            row += [f, amlt, d[0] if d else float("nan")]
+        rows.append(row)
+    if args.details:
+        for row in rows:
+            print(f"{h} {row[0]:{width}s} {row[1]:.2f} {row[2] or 0:7.1f}  first: F {row[3]:.3f} AMLt {row[4]:.3f} "
+                  f"downbeat F {row[5]:.3f}  second: F {row[6]:.3f} AMLt {row[7]:.3f} downbeat F {row[8]:.3f}")
+    m = np.nanmean(np.array([row[3:] for row in rows], dtype=float), axis=0)
+    print(f"half {h}, {len(rows)} {label} (both parts): beat F {(m[0] + m[3]) / 2:.3f}, AMLt {(m[1] + m[4]) / 2:.3f}, "
+          f"downbeat F {(m[2] + m[5]) / 2:.3f} (first part {m[0]:.3f} / {m[1]:.3f} / {m[2]:.3f}, second {m[3]:.3f} / {m[4]:.3f} / {m[5]:.3f})")
 
 
 if __name__ == "__main__":

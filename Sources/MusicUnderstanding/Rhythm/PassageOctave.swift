@@ -29,21 +29,16 @@ extension RhythmAnalyzer {
         guard spans.count >= 2, times.count == beats.frames.count, beatsPerBar.map({ $0 % 2 == 0 }) ?? true else { return false }
         var keptTimes: [Double] = [], keptFrames: [Int] = []
         var changed = false
-        let reach = Int((configuration.beats.tempoRegimeWindowSeconds * frameRate / 2).rounded())
-        let starts = spans.dropFirst().map { tempoChangeBeat(times, frames: beats.frames, near: $0.lowerBound, reach: reach) } + [times.count]
-        var index = 0
-        for (span, end) in zip(spans, starts) {
-            // The beats of this passage, from where the tracked tempo changes.
-            let first = index
-            index = max(first, end)
-            var passageTimes = Array(times[first..<index])
-            var passage = TrackedBeats(frames: Array(beats.frames[first..<index]), radius: beats.radius)
+        let ranges = passageBeats(times, frames: beats.frames, spans: spans, frameRate: frameRate)
+        for (span, range) in zip(spans, ranges) {
+            var passageTimes = Array(times[range])
+            var passage = TrackedBeats(frames: Array(beats.frames[range]), radius: beats.radius)
             let interval = medianInterval(passageTimes)
             if passageTimes.count >= 8, interval > 0,
                 accentVariation(passage.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
                 votesForSlowerLevel(voting, beatsPerMinute: Float(60 / interval), span: span)
             {
-                let downbeats = downbeatIndices.filter { $0 >= first && $0 < index }.map { $0 - first }
+                let downbeats = downbeatIndices.filter { range.contains($0) }.map { $0 - range.lowerBound }
                 halve(
                     &passageTimes, beats: &passage, frameRate: frameRate, harmonicChange: harmonicChange, harmonicRate: harmonicRate,
                     downbeatIndices: downbeats, curve: curve)
@@ -60,6 +55,21 @@ extension RhythmAnalyzer {
 }
 
 extension RhythmAnalyzer {
+    /// The beats (index ranges into `times` and `frames`, one per span, covering them all in order)
+    /// of the passages `spans` (frames at `frameRate`): each passage after the first starts at the
+    /// beat where the tracked tempo changes (``tempoChangeBeat(_:frames:near:reach:)``) within half
+    /// of step 4a's window (``Configuration/BeatSettings/tempoRegimeWindowSeconds``) of its span's start.
+    func passageBeats(_ times: [Double], frames: [Int], spans: [Range<Int>], frameRate: Double) -> [Range<Int>] {
+        let reach = Int((configuration.beats.tempoRegimeWindowSeconds * frameRate / 2).rounded())
+        let ends = spans.dropFirst().map { tempoChangeBeat(times, frames: frames, near: $0.lowerBound, reach: reach) } + [frames.count]
+        var start = 0
+        return ends.map { end in
+            let range = start..<max(start, end)
+            start = range.upperBound
+            return range
+        }
+    }
+
     /// The index of the beat from which the tracked tempo changes near `frame` (a passage's start
     /// by step 4a, which is known to about a quarter of its window): the single change point of
     /// the log beat intervals between the beats within `reach` frames either side, the split that
@@ -102,23 +112,17 @@ extension RhythmAnalyzer {
         guard spans.count >= 2, result.beats.count == beatFrames.count else {
             return fold(result, into: range, beatFrames: beatFrames, curve: curve, radius: radius)
         }
-        let reach = Int((configuration.beats.tempoRegimeWindowSeconds * frameRate / 2).rounded())
-        let starts =
-            spans.dropFirst().map { tempoChangeBeat(result.beats, frames: beatFrames, near: $0.lowerBound, reach: reach) } + [beatFrames.count]
         var out = result
         out.beats = []
-        var index = 0
-        for end in starts {
-            let first = index
-            index = max(first, end)
-            let part = Array(result.beats[first..<index])
+        for beats in passageBeats(result.beats, frames: beatFrames, spans: spans, frameRate: frameRate) {
+            let part = Array(result.beats[beats])
             guard let start = part.first, let stop = part.last else { continue }
             let interval = medianInterval(part)
             let piece = fold(
                 RhythmResult(
                     beats: part, bars: result.bars.filter { $0 >= start && $0 <= stop }, beatsPerMinute: interval > 0 ? Float(60 / interval) : nil,
                     beatsPerBar: result.beatsPerBar),
-                into: range, beatFrames: Array(beatFrames[first..<index]), curve: curve, radius: radius)
+                into: range, beatFrames: Array(beatFrames[beats]), curve: curve, radius: radius)
             out.beats += piece.beats
             if piece.beatsPerBar == nil { out.beatsPerBar = nil }
         }

@@ -99,11 +99,10 @@ public struct RhythmAnalyzer: Sendable {
         var beats = track(around: tempo.period)
         // 5. The level at half or a third of the period, when its beats are the more salient to a
         // listener (near ties reach further where drums play in half time).
-        let tracked = beats
         if let adjacent = adjacentLevel(
             of: tempo, beats: beats.frames, relativeFlux: onset.relativeFlux, radius: beats.radius,
             frameRate: fps, estimator: estimator, votingCurve: voting,
-            drummedHalfTime: isDrummedHalfTime(features.harmonicPercussive, lowBand: onset.lowStrength, beats: tracked.frames, radius: tracked.radius))
+            drummedHalfTime: isDrummedHalfTime(features.harmonicPercussive, lowBand: onset.lowStrength, beats: beats.frames, radius: beats.radius))
         {
             let retracked = track(around: adjacent.period)
             if retracked.frames.count >= 2 { tempo = adjacent; beats = retracked }
@@ -125,21 +124,22 @@ public struct RhythmAnalyzer: Sendable {
         // are not halved (as `fold` keeps them).
         // Where step 4a found passages of another tempo, each passage votes on its own.
         let spans = passageSpans(passages, count: curve.count)
+        let halved: Bool
         if !spans.isEmpty {
-            if halvePassages(
+            halved = halvePassages(
                 &beatTimes, beats: &beats, spans: spans, voting: voting, beatsPerBar: bars.beatsPerBar, downbeatIndices: bars.indices,
                 frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, curve: curve)
-            {
-                bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence, impulsiveShare: impulsive)
-                let halvedInterval = medianInterval(beatTimes)
-                bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
-            }
         } else if beatTimes.count >= 8, bars.beatsPerBar.map({ $0 % 2 == 0 }) ?? true,
             accentVariation(beats.frames, curve: curve, radius: beats.radius) >= configuration.level.isochronousVariation,
             votesForSlowerLevel(voting, beatsPerMinute: bpm)
         {
             halve(
                 &beatTimes, beats: &beats, frameRate: fps, harmonicChange: chordChange, harmonicRate: chordRate, downbeatIndices: bars.indices, curve: curve)
+            halved = true
+        } else {
+            halved = false
+        }
+        if halved {
             bars = findBars(&beatTimes, beats: &beats, onset: onset, harmony: harmony, silence: silence, impulsiveShare: impulsive)
             let halvedInterval = medianInterval(beatTimes)
             bpm = halvedInterval > 0 ? Float(60 / halvedInterval) : nil
